@@ -1,0 +1,39 @@
+/**
+ * The payment request as the engine keeps it. The stored record carries more than any response
+ * shows (the owning account, `destinationWallet`, the preimage before completion); what a client
+ * sees is derived from it by `toPaymentRequestView`.
+ */
+
+export const PAYMENT_REQUEST_STATUSES = ['pending', 'completed', 'expired', 'failed'] as const;
+
+/** One of the four v1 states. */
+export type PaymentRequestStatus = (typeof PAYMENT_REQUEST_STATUSES)[number];
+
+/** States no transition leaves. */
+export const TERMINAL_STATUSES: ReadonlySet<PaymentRequestStatus> = new Set(['completed', 'expired', 'failed']);
+
+/** A payment request as stored. Records are values: the engine replaces them, never mutates them. */
+export interface PaymentRequestRecord {
+  id: string;
+  accountId: string;
+  status: PaymentRequestStatus;
+  amount: number;
+  description: string;
+  /** Kept for records, never returned (spec: "not among the fields shown in responses"). */
+  destinationWallet: string;
+  metadata?: Record<string, unknown>;
+  expiresIn: number;
+  invoice: string;
+  /** Hex, 64 characters. */
+  paymentHash: string;
+  /** Hex, 64 characters; generated at creation, shown only once completed. */
+  preimage: string;
+  isNwc: boolean;
+  nwcRelay?: string;
+  feeAmount: number;
+  feePercentage: number;
+  /** ISO-8601 UTC with milliseconds. */
+  createdAt: string;
+  expiresAt: string;
+  updatedAt: string;
+}
