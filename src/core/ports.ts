@@ -39,3 +39,43 @@ export interface RecoverableSigner {
 export interface WallClock {
   now(): number;
 }
+
+/** What an invoice needs from a new payment request; the network is the issuer's own setting. */
+export interface InvoiceInput {
+  amountSats: number;
+  timestampSeconds: number;
+  paymentHash: Uint8Array;
+  paymentSecret: Uint8Array;
+  description: string;
+  expirySeconds: number;
+  /** The key of the node that would be paid: the service's, or the account's connected wallet's. */
+  nodePrivateKey: Uint8Array;
+}
+
+/** Signs BOLT11 invoices and reads them back. */
+export interface InvoiceIssuer {
+  issue(input: InvoiceInput): string;
+  /** The payment hash (hex) of a BOLT11 invoice; throws on anything that is not a valid invoice. */
+  paymentHashOf(invoice: string): string;
+}
+
+/** Randomness: ids, preimages, payment secrets. Seeded in fixtures, crypto-strong otherwise. */
+export interface RandomSource {
+  bytes(length: number): Uint8Array;
+}
+
+/** The account clocks: one per account, wall time plus an offset, or frozen. */
+export interface AccountClocks {
+  /** The account's current time, epoch ms. */
+  now(accountId: string): number;
+  /** Whether the account's clock is frozen. */
+  isFrozen(accountId: string): boolean;
+  /** Moves the account's clock on by `seconds` (frozen or not). */
+  advance(accountId: string, seconds: number): Promise<void>;
+  /** Stops the account's clock at its current time. */
+  freeze(accountId: string): Promise<void>;
+  /** Lets the account's clock run again from where it stands. */
+  unfreeze(accountId: string): Promise<void>;
+  /** Back to wall time, in the sandbox's starting mode. */
+  reset(accountId: string): Promise<void>;
+}

@@ -1,0 +1,139 @@
+/**
+ * `lnpr serve`: the sandbox over HTTP. Prints the URL and the keys it accepts, serves until
+ * SIGINT/SIGTERM, then finishes in-flight requests, flushes storage and exits 0.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import type { AccountsConfig } from '../core/accounts.js';
+import { parseAccountsConfig } from '../core/accounts-config.js';
+import { buildServer } from '../http/server.js';
+import { NETWORKS, type Network } from '../lightning/networks.js';
+import { createNodeSandbox } from '../sandbox.node.js';
+import type { Sandbox } from '../sandbox.js';
+import { UsageError } from './usage-error.js';
+
+/** `lnpr serve --help`. */
+export const SERVE_USAGE = `Usage: lnpr serve [options]
+
+  --port N              port to listen on (env PORT; default 8787, 0 = any free port)
+  --host H              address to bind (env HOST; default 127.0.0.1)
+  --data FILE.json      keep payment requests in a JSON file (env LNPR_DATA; default: in memory)
+  --network NET         regtest (default), signet, testnet or mainnet invoices
+  --config FILE         accounts and API keys (default: fixtures/accounts.json)
+  --clock MODE          running (default) or frozen account clocks
+  --min-amount N        smallest accepted amount in sats (default 21)
+  --body-limit BYTES    largest accepted request body (default 1048576)
+  --no-cors             do not answer CORS preflights
+  --log-level LEVEL     fatal, error, warn, info (default), debug or silent
+`;
+
+/** Runs `lnpr serve` with `args`; resolves once the server has stopped. */
+export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      data: { type: 'string' },
+      network: { type: 'string' },
+      config: { type: 'string' },
+      clock: { type: 'string' },
+      'min-amount': { type: 'string' },
+      'body-limit': { type: 'string' },
+      'no-cors': { type: 'boolean' },
+      'log-level': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(SERVE_USAGE);
+    return;
+  }
+  const port = wholeNumber('--port', values.port ?? env.PORT ?? '8787', 0, 65535);
+  const host = values.host ?? env.HOST ?? '127.0.0.1';
+  const dataFile = values.data ?? env.LNPR_DATA;
+  const network = oneOf('--network', values.network ?? 'regtest', NETWORKS);
+  const clock = oneOf('--clock', values.clock ?? 'running', ['running', 'frozen'] as const);
+  const minAmount = values['min-amount'] === undefined ? undefined : wholeNumber('--min-amount', values['min-amount'], 1);
+  const bodyLimit = wholeNumber('--body-limit', values['body-limit'] ?? '1048576', 1);
+  const accounts = values.config === undefined ? undefined : await readAccounts(values.config);
+
+  const sandbox = await createNodeSandbox({
+    network,
+    clock,
+    ...(accounts ? { accounts } : {}),
+    ...(dataFile ? { dataFile } : {}),
+    settings: { minAmount },
+  });
+  const app = await buildServer({
+    handle: sandbox.handle,
+    bodyLimit,
+    cors: !values['no-cors'],
+    logger: { level: values['log-level'] ?? 'info' },
+  });
+  const stopped = new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      app.log.info(`${signal}: finishing in-flight requests, flushing storage`);
+      void app
+        .close()
+        .then(() => sandbox.store.close())
+        .then(resolve, (error: unknown) => {
+          app.log.error({ err: error }, 'shutdown failed');
+          process.exitCode = 1;
+          resolve();
+        });
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  try {
+    await app.listen({ port, host });
+  } catch (error) {
+    await sandbox.store.close();
+    throw new UsageError(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
+  }
+  process.stdout.write(banner(app.listeningOrigin, sandbox, dataFile));
+  await stopped;
+}
+
+function banner(url: string, sandbox: Sandbox, dataFile: string | undefined): string {
+  const keys = sandbox.accountsConfig.keys.map((k) => {
+    const account = sandbox.accountsConfig.accounts.find((a) => a.id === k.account)!;
+    return `    ${k.key.padEnd(20)} ${account.id.padEnd(16)} ${account.mode.padEnd(10)} ${k.permissions.join(', ') || '(none)'}`;
+  });
+  return [
+    `lnpr-sandbox listening on ${url}`,
+    `  network: ${sandbox.network}   storage: ${dataFile ?? 'memory'}   payment requests: ${sandbox.store.size()}`,
+    `  API keys (Authorization: Bearer <key>):`,
+    ...keys,
+    `  try: curl -s ${url}/api/v1/payment-requests -H 'Authorization: Bearer ${sandbox.accountsConfig.keys[0]!.key}' \\`,
+    `         -H 'Content-Type: application/json' -d '{"amount":1000,"description":"test","destinationWallet":"merchant@example.com"}'`,
+    '',
+  ].join('\n');
+}
+
+async function readAccounts(path: string): Promise<AccountsConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--config ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return parseAccountsConfig(JSON.parse(text), path);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function wholeNumber(flag: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max} (got "${text}")`);
+  return value;
+}
+
+function oneOf<T extends string>(flag: string, text: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(text)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got "${text}")`);
+  return text as T;
+}

@@ -1,0 +1,51 @@
+/**
+ * The engine: the behaviour of the API assembled from its parts and its ports. Transports get
+ * `handle`; in-process users (and the CLI) also get the parts themselves.
+ */
+import { AccountDirectory, type AccountsConfig } from './accounts.js';
+import { compileCreateBodyValidator } from './create-body.js';
+import { createRequestHandler, type ApiRequest, type RequestHandler } from './handler.js';
+import { PaymentRequests } from './payment-requests.js';
+import type { AccountClocks, InvoiceIssuer, RandomSource, SandboxStore } from './ports.js';
+import type { SandboxSettings } from './settings.js';
+import { v1Routes } from './v1-routes.js';
+
+/** Everything the engine is made of. */
+export interface EngineOptions {
+  settings: SandboxSettings;
+  accounts: AccountsConfig;
+  store: SandboxStore;
+  clocks: AccountClocks;
+  invoices: InvoiceIssuer;
+  random: RandomSource;
+  serviceNodeKey: Uint8Array;
+  /** Sees unexpected errors (bugs) before they become a 500, e.g. to log them. */
+  onUnexpectedError?: (error: unknown, request: ApiRequest) => void;
+}
+
+/** The assembled engine. */
+export interface Engine {
+  /** Answers one request; never throws. */
+  handle: RequestHandler;
+  settings: SandboxSettings;
+  directory: AccountDirectory;
+  paymentRequests: PaymentRequests;
+  clocks: AccountClocks;
+  store: SandboxStore;
+}
+
+/** Assembles the engine. */
+export function createEngine(options: EngineOptions): Engine {
+  const { settings, store, clocks } = options;
+  const directory = new AccountDirectory(options.accounts);
+  const paymentRequests = new PaymentRequests(options);
+  const routes = v1Routes({ directory, paymentRequests, validateCreateBody: compileCreateBodyValidator(settings) });
+  return {
+    handle: createRequestHandler(routes, options.onUnexpectedError),
+    settings,
+    directory,
+    paymentRequests,
+    clocks,
+    store,
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * The one catalogue of API errors. Every 4xx/5xx from either transport is built here, so the
+ * body shape and the codes are the same everywhere: `{"error": {"code", "message", "details"?}}`.
+ */
+
+/** What is wrong with one field of a request body. */
+export interface ErrorDetail {
+  field: string;
+  code: string;
+  message: string;
+}
+
+const CATALOGUE = {
+  invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
+  invalid_request: { status: 400, message: 'The request is invalid; see details.' },
+  unauthorized: { status: 401, message: 'A valid API key is required: send "Authorization: Bearer <API_KEY>".' },
+  insufficient_permission: { status: 401, message: 'This API key is not allowed to perform this action.' },
+  route_not_found: { status: 404, message: 'No such endpoint.' },
+  payment_request_not_found: { status: 404, message: 'No payment request with that id.' },
+  invoice_not_found: { status: 404, message: 'No payment request of this account has that invoice.' },
+  method_not_allowed: { status: 405, message: 'This endpoint does not accept that method.' },
+  invalid_transition: { status: 409, message: 'The payment request is in a terminal state and cannot change.' },
+  payload_too_large: { status: 413, message: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, message: 'The request body must be JSON: send "Content-Type: application/json".' },
+  internal_error: { status: 500, message: 'The sandbox failed unexpectedly; this is a bug, please report it.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+/** A stable error code, part of the public surface. */
+export type ErrorCode = keyof typeof CATALOGUE;
+
+/** Every code with its HTTP status and default message, for the README and tests. */
+export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, { status: number; message: string }>> = CATALOGUE;
+
+/** The JSON body of every error response. */
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: ErrorDetail[] };
+}
+
+/** An error the engine answers with; anything else thrown is a bug and becomes `internal_error`. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: ErrorDetail[] | undefined;
+
+  constructor(code: ErrorCode, message: string = CATALOGUE[code].message, details?: ErrorDetail[]) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = CATALOGUE[code].status;
+    this.details = details;
+  }
+
+  /** The response body for this error. */
+  toBody(): ErrorBody {
+    return errorBody(this.code, this.message, this.details);
+  }
+}
+
+/** The body for `code`, with the catalogue's message unless one is given. */
+export function errorBody(code: ErrorCode, message: string = CATALOGUE[code].message, details?: ErrorDetail[]): ErrorBody {
+  return { error: details && details.length > 0 ? { code, message, details } : { code, message } };
+}
+
+/** The HTTP status of `code`. */
+export function statusOf(code: ErrorCode): number {
+  return CATALOGUE[code].status;
+}

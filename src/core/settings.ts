@@ -1,0 +1,74 @@
+/**
+ * Where the spec says "not shown", the sandbox picks a default and makes it a setting. Every such
+ * choice lives here, with the reason for its default, so the README can quote one place.
+ */
+
+/** How a fee of 0.5 % that is not a whole number of sats is rounded (spec: "not shown"). */
+export type FeeRounding = 'floor' | 'round' | 'ceil';
+
+/** What `feePercentage` shows when the 10-sat floor applies (spec: "not shown"). */
+export type FeePercentageBelowThreshold = 'rate' | 'effective';
+
+/** The engine's settings; every field has a default in `DEFAULT_SETTINGS`. */
+export interface SandboxSettings {
+  /** Smallest accepted amount in sats. The spec says 21 in one place and 1 in another; 21 is the stricter. */
+  minAmount: number;
+  /** Largest accepted amount in sats: 21 million BTC, the most any invoice can honestly ask. */
+  maxAmount: number;
+  feeRounding: FeeRounding;
+  feePercentageBelowThreshold: FeePercentageBelowThreshold;
+  /** `expiresIn` when the body has none (spec: 3600). */
+  defaultExpiresIn: number;
+  minExpiresIn: number;
+  /** One year: long enough for any test, short enough to catch unit mistakes (ms for s). */
+  maxExpiresIn: number;
+  /** Size of `metadata` serialized as JSON, in UTF-8 bytes. */
+  maxMetadataBytes: number;
+  /** Nesting depth of `metadata` (the object itself is depth 1). */
+  maxMetadataDepth: number;
+  /** Whether the `/sandbox/v1` control API is served. */
+  controls: boolean;
+}
+
+/** The defaults, documented in the README under "Open points". */
+export const DEFAULT_SETTINGS: Readonly<SandboxSettings> = Object.freeze({
+  minAmount: 21,
+  maxAmount: 2_100_000_000_000_000,
+  feeRounding: 'round',
+  feePercentageBelowThreshold: 'rate',
+  defaultExpiresIn: 3600,
+  minExpiresIn: 1,
+  maxExpiresIn: 31_536_000,
+  maxMetadataBytes: 16_384,
+  maxMetadataDepth: 16,
+  controls: true,
+});
+
+/** Merges user settings over the defaults and rejects combinations that cannot work. */
+export function resolveSettings(overrides: Partial<SandboxSettings> = {}): SandboxSettings {
+  const settings: SandboxSettings = { ...DEFAULT_SETTINGS, ...withoutUndefined(overrides) };
+  if (!Number.isSafeInteger(settings.minAmount) || settings.minAmount < 1) {
+    throw new RangeError(`minAmount must be a whole number of sats, at least 1 (got ${settings.minAmount})`);
+  }
+  if (!Number.isSafeInteger(settings.maxAmount) || settings.maxAmount < settings.minAmount) {
+    throw new RangeError(`maxAmount must be a whole number of sats, at least minAmount (got ${settings.maxAmount})`);
+  }
+  if (!['floor', 'round', 'ceil'].includes(settings.feeRounding)) {
+    throw new RangeError(`feeRounding must be floor, round or ceil (got ${settings.feeRounding})`);
+  }
+  if (!['rate', 'effective'].includes(settings.feePercentageBelowThreshold)) {
+    throw new RangeError(`feePercentageBelowThreshold must be rate or effective (got ${settings.feePercentageBelowThreshold})`);
+  }
+  const { minExpiresIn, maxExpiresIn, defaultExpiresIn } = settings;
+  if (!(Number.isSafeInteger(minExpiresIn) && minExpiresIn >= 1 && Number.isSafeInteger(maxExpiresIn) && maxExpiresIn >= minExpiresIn)) {
+    throw new RangeError(`expiresIn bounds must be whole seconds with 1 <= min <= max (got ${minExpiresIn}..${maxExpiresIn})`);
+  }
+  if (!(Number.isSafeInteger(defaultExpiresIn) && defaultExpiresIn >= minExpiresIn && defaultExpiresIn <= maxExpiresIn)) {
+    throw new RangeError(`defaultExpiresIn must lie within the expiresIn bounds (got ${defaultExpiresIn})`);
+  }
+  return settings;
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,91 @@
+/**
+ * The Fastify server: a transport over the engine's request handler and nothing more. Every
+ * request, including ones Fastify itself turns away (too large, bad URL, unknown method), is
+ * answered with the engine's JSON error shape.
+ */
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { ApiError, type ErrorCode } from '../core/errors.js';
+import { errorResponse, type ApiResponse, type RequestHandler } from '../core/handler.js';
+import { enableCors } from './cors.js';
+
+/** Options of `buildServer`. */
+export interface ServerOptions {
+  handle: RequestHandler;
+  /** Largest accepted body in bytes; 1 MiB by default. Larger bodies get 413. */
+  bodyLimit?: number;
+  /** CORS for browser clients: on by default, any origin. */
+  cors?: boolean;
+  /** Fastify's logger (pino) options, or false. `authorization` headers are always redacted. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** A Fastify instance serving the engine; call `listen` on it. */
+export async function buildServer({ handle, bodyLimit = 1024 * 1024, cors: corsEnabled = true, logger = false }: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    bodyLimit,
+    // The catch-all route declares HEAD itself; the engine answers it as a GET without a body.
+    exposeHeadRoutes: false,
+    logger: logger === false ? false : { redact: ['req.headers.authorization'], ...(logger === true ? {} : logger) },
+    // A URL Fastify cannot decode still goes to the engine, whose router answers 404 for it.
+    frameworkErrors: (error, request, reply) =>
+      error.code === 'FST_ERR_BAD_URL' ? forward(handle, request, reply) : send(reply, transportError(error)),
+    clientErrorHandler: (error, socket) => {
+      // The request never became one (malformed HTTP): answer in the same JSON shape, then close.
+      const response = errorResponse(new ApiError('invalid_request', `Malformed HTTP request: ${error.message}`));
+      if (socket.writable) {
+        socket.end(
+          `HTTP/1.1 ${response.status} Bad Request\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+            `Content-Length: ${Buffer.byteLength(response.body)}\r\n\r\n${response.body}`,
+        );
+      } else {
+        socket.destroy(error);
+      }
+    },
+  });
+
+  // The engine parses bodies itself (so both transports treat odd JSON alike): hand it the text.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  if (corsEnabled) enableCors(app);
+
+  app.route({ method: HTTP_METHODS, url: '*', handler: (request, reply) => forward(handle, request, reply) });
+  app.setNotFoundHandler((request, reply) => forward(handle, request, reply));
+  app.setErrorHandler((error, request, reply) => {
+    const response = transportError(error);
+    if (response.status >= 500) request.log.error({ err: error }, 'request failed');
+    return send(reply, response);
+  });
+  return app;
+}
+
+async function forward(handle: RequestHandler, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const response = await handle({
+    method: request.method,
+    url: request.url,
+    headers: request.headers as Record<string, string | undefined>,
+    body: typeof request.body === 'string' ? request.body : undefined,
+  });
+  if (response.status >= 500) request.log.error({ url: request.url }, 'internal error');
+  return send(reply, response);
+}
+
+function send(reply: FastifyReply, response: ApiResponse): FastifyReply {
+  return reply.code(response.status).headers(response.headers).send(response.body === '' ? undefined : response.body);
+}
+
+const FASTIFY_ERROR_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+};
+
+/** Errors raised by Fastify before the engine saw the request, in the engine's error shape. */
+function transportError(thrown: unknown): ApiResponse {
+  const error = thrown as { code?: string; statusCode?: number; message?: string };
+  const code = error.code !== undefined ? FASTIFY_ERROR_CODES[error.code] : undefined;
+  if (code !== undefined) return errorResponse(new ApiError(code));
+  const status = error.statusCode ?? 500;
+  return errorResponse(status >= 400 && status < 500 ? new ApiError('invalid_request', error.message ?? 'Invalid request.') : new ApiError('internal_error'));
+}

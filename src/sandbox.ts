@@ -1,0 +1,63 @@
+/**
+ * `createSandbox`: the engine wired with browser-safe parts (memory store, noble signer, wall
+ * time). The Node entry (`sandbox.node.ts`) swaps in the faster signer and the JSON-file store.
+ */
+import defaultAccounts from '../fixtures/accounts.json' with { type: 'json' };
+import { createAccountClocks, type ClockMode } from './clock/account-clocks.js';
+import type { AccountsConfig } from './core/accounts.js';
+import { createEngine, type Engine } from './core/engine.js';
+import type { ApiRequest } from './core/handler.js';
+import type { RandomSource, RecoverableSigner, SandboxStore, WallClock } from './core/ports.js';
+import { cryptoRandom } from './core/random.js';
+import { resolveSettings, type SandboxSettings } from './core/settings.js';
+import { createInvoiceIssuer } from './lightning/invoice-issuer.js';
+import type { Network } from './lightning/networks.js';
+import { parsePrivateKey } from './lightning/node-key.js';
+import { nobleSigner } from './lightning/signer.js';
+import { createMemoryStore } from './store/memory-store.js';
+
+/** Options of `createSandbox`; every one has a default. */
+export interface SandboxOptions {
+  /** Open points of the spec and limits; see the README's "Open points". */
+  settings?: Partial<SandboxSettings>;
+  /** Accounts and keys; `fixtures/accounts.json` by default. */
+  accounts?: AccountsConfig;
+  /** Invoice network: `regtest` by default. */
+  network?: Network;
+  /** Whether account clocks start running (default) or frozen. */
+  clock?: ClockMode;
+  /** Where payment requests live: in memory by default. */
+  store?: SandboxStore;
+  signer?: RecoverableSigner;
+  wallClock?: WallClock;
+  random?: RandomSource;
+  onUnexpectedError?: (error: unknown, request: ApiRequest) => void;
+}
+
+/** The sandbox: the engine and the choices it was made with. */
+export interface Sandbox extends Engine {
+  network: Network;
+  accountsConfig: AccountsConfig;
+}
+
+/** The default accounts and keys of CONTRACT.md. */
+export const DEFAULT_ACCOUNTS: AccountsConfig = defaultAccounts as AccountsConfig;
+
+/** Creates a sandbox engine in this process; `sandbox.handle(request)` answers API requests. */
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const accountsConfig = options.accounts ?? DEFAULT_ACCOUNTS;
+  const network = options.network ?? 'regtest';
+  const store = options.store ?? createMemoryStore();
+  const wall = options.wallClock ?? { now: () => Date.now() };
+  const engine = createEngine({
+    settings: resolveSettings(options.settings),
+    accounts: accountsConfig,
+    store,
+    clocks: createAccountClocks({ store, wall, mode: options.clock ?? 'running' }),
+    invoices: createInvoiceIssuer(network, options.signer ?? nobleSigner),
+    random: options.random ?? cryptoRandom,
+    serviceNodeKey: parsePrivateKey(accountsConfig.serviceNodeKey ?? DEFAULT_ACCOUNTS.serviceNodeKey!),
+    ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
+  });
+  return { ...engine, network, accountsConfig };
+}
