@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 /** `lnpr`: the command-line entry. Each subcommand lives in its own file. */
+import { StoreLockedError } from '../store/lock-file.node.js';
+import { StoreFileError } from '../store/store-file-error.js';
 import { serve, SERVE_USAGE } from './serve.js';
 import { UsageError } from './usage-error.js';
 
@@ -26,8 +28,18 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** Errors that mean the call or its environment is wrong, not the program: a message, exit 2. */
+function isUsageProblem(error: unknown): boolean {
+  return (
+    error instanceof UsageError ||
+    error instanceof StoreLockedError ||
+    error instanceof StoreFileError ||
+    ((error as { code?: unknown }).code as string | undefined)?.startsWith('ERR_PARSE_ARGS') === true
+  );
+}
+
 main(process.argv.slice(2)).catch((error: unknown) => {
-  const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-  process.stderr.write(`lnpr: ${usage ? (error as Error).message : (error as Error).stack ?? String(error)}\n`);
+  const usage = isUsageProblem(error);
+  process.stderr.write(`lnpr: ${usage ? (error as Error).message : ((error as Error).stack ?? String(error))}\n`);
   process.exitCode = usage ? 2 : 1;
 });

@@ -27,6 +27,9 @@ export async function buildServer({ handle, bodyLimit = 1024 * 1024, cors: corsE
     bodyLimit,
     // The catch-all route declares HEAD itself; the engine answers it as a GET without a body.
     exposeHeadRoutes: false,
+    // While closing, requests already on open connections are served, not refused with Fastify's
+    // own 503 body: the store stays open until the server has closed, so they complete normally.
+    return503OnClosing: false,
     logger: logger === false ? false : { redact: ['req.headers.authorization'], ...(logger === true ? {} : logger) },
     // A URL Fastify cannot decode still goes to the engine, whose router answers 404 for it.
     frameworkErrors: (error, request, reply) =>
@@ -50,6 +53,16 @@ export async function buildServer({ handle, bodyLimit = 1024 * 1024, cors: corsE
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
   if (corsEnabled) enableCors(app);
+
+  // Once closing, answers tell clients to drop the connection, so a graceful stop does not wait
+  // for their keep-alive timers.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
 
   app.route({ method: HTTP_METHODS, url: '*', handler: (request, reply) => forward(handle, request, reply) });
   app.setNotFoundHandler((request, reply) => forward(handle, request, reply));
