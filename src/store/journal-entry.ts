@@ -1,0 +1,53 @@
+/**
+ * One line of the journal: a write, numbered. The same entry is applied to the index when the
+ * write is made and again when the journal is replayed, so both paths cannot drift apart.
+ * Browser-safe.
+ */
+import type { ClockState } from '../core/ports.js';
+import type { PaymentRequestRecord } from '../core/payment-request.js';
+import type { StoreIndex } from './store-index.js';
+import { isClockState, isIndexableRecord, isJsonObject } from './stored-values.js';
+
+/** A write as the journal holds it; `seq` counts up by one from the first write ever made. */
+export type JournalEntry =
+  | { seq: number; op: 'put'; record: PaymentRequestRecord }
+  | { seq: number; op: 'deleteAccount'; accountId: string }
+  | { seq: number; op: 'clock'; accountId: string; state: ClockState };
+
+/** Applies an entry's write to the index. */
+export function applyJournalEntry(index: StoreIndex, entry: JournalEntry): void {
+  switch (entry.op) {
+    case 'put':
+      index.put(entry.record);
+      break;
+    case 'deleteAccount':
+      index.deleteAccount(entry.accountId);
+      break;
+    case 'clock':
+      index.setClock(entry.accountId, entry.state);
+      break;
+  }
+}
+
+/** The entry as one journal line, newline included. */
+export function formatJournalLine(entry: JournalEntry): string {
+  return `${JSON.stringify(entry)}\n`;
+}
+
+/** Parses one journal line (without its newline), or says why it is not an entry. */
+export function parseJournalLine(line: string): { entry: JournalEntry } | { invalid: string } {
+  let entry: unknown;
+  try {
+    entry = JSON.parse(line);
+  } catch (error) {
+    return { invalid: `not JSON (${(error as Error).message})` };
+  }
+  if (!isJsonObject(entry) || !Number.isSafeInteger(entry.seq) || (entry.seq as number) < 1) {
+    return { invalid: 'no positive integer "seq"' };
+  }
+  const valid =
+    (entry.op === 'put' && isIndexableRecord(entry.record)) ||
+    (entry.op === 'deleteAccount' && typeof entry.accountId === 'string') ||
+    (entry.op === 'clock' && typeof entry.accountId === 'string' && isClockState(entry.state));
+  return valid ? { entry: entry as JournalEntry } : { invalid: `not a valid "${String(entry.op)}" entry` };
+}

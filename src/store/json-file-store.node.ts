@@ -1,0 +1,231 @@
+/**
+ * The `--data FILE` store. Reads come from the in-memory index; each write is applied there at
+ * once and acknowledged once its line is in the journal (`FILE.journal`, group-committed). The
+ * journal is folded into the data file (a lowdb snapshot) in the background once it grows past
+ * the snapshot's size, so a write costs an append, not a rewrite of every record.
+ */
+import type { ClockState, SandboxStore } from '../core/ports.js';
+import type { PaymentRequestRecord } from '../core/payment-request.js';
+import { applyJournalEntry, type JournalEntry } from './journal-entry.js';
+import { removeRotatedJournals } from './journal-files.node.js';
+import { replayJournals } from './journal-replay.node.js';
+import { JournalWriter } from './journal-writer.node.js';
+import { acquireLock, type FileLock } from './lock-file.node.js';
+import { SnapshotFile } from './snapshot-file.node.js';
+import { emptySnapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot } from './snapshot-format.js';
+import { StoreIndex } from './store-index.js';
+
+/** How a JSON file store trades durability and compaction work. */
+export interface JsonFileStoreOptions {
+  /**
+   * 'fsync' (default): a write is acknowledged once datasynced, so it survives a power loss.
+   * 'write': once written to the OS, so it survives a crash of the process only.
+   */
+  durability?: 'fsync' | 'write';
+  /** Compact once the journal holds more than max(this, records in the last snapshot) entries. */
+  compactAfterEntries?: number;
+  /** Receives background compaction failures (the journal still holds every write); default: a process warning. */
+  onCompactionError?: (error: Error) => void;
+}
+
+/** Counters for tests and measurements. */
+export interface JsonFileStoreStats {
+  /** Journal writes; each carries every entry queued when it started. */
+  flushes: number;
+  /** Snapshots written since open. */
+  compactions: number;
+  /** A compaction is under way. */
+  compacting: boolean;
+  /** Journal entries not yet folded into the data file. */
+  journalEntries: number;
+}
+
+/** A SandboxStore kept in a JSON file. */
+export interface JsonFileStore extends SandboxStore {
+  stats(): JsonFileStoreStats;
+}
+
+/** Default for `compactAfterEntries`. */
+export const DEFAULT_COMPACT_AFTER_ENTRIES = 10_000;
+
+/**
+ * Opens the store at `path` (created empty if missing), or throws StoreLockedError if another
+ * live process has it open, or StoreFileError if the file or its journal cannot be trusted.
+ */
+export async function openJsonFileStore(path: string, options: JsonFileStoreOptions = {}): Promise<JsonFileStore> {
+  const sync = (options.durability ?? 'fsync') === 'fsync';
+  const lock = acquireLock(path);
+  try {
+    const snapshotFile = new SnapshotFile(path);
+    let snapshot = await snapshotFile.read();
+    if (!snapshot) {
+      snapshot = emptySnapshot();
+      await snapshotFile.write(snapshot, sync);
+    }
+    const index = new StoreIndex();
+    for (const record of snapshot.paymentRequests) index.put(record);
+    for (const [accountId, state] of Object.entries(snapshot.clocks)) index.setClock(accountId, state);
+    const lastSequence = await replayJournals(path, index, snapshot.sequence);
+    // Left by a crash between writing a snapshot and deleting the journals it replaced.
+    await removeRotatedJournals(path, snapshot.sequence);
+    const journal = await JournalWriter.open(path, { sync, lastSequence });
+    return new FileStore({
+      path,
+      sync,
+      lock,
+      index,
+      journal,
+      snapshotFile,
+      snapshot: { sequence: snapshot.sequence, records: snapshot.paymentRequests.length },
+      lastSequence,
+      compactAfterEntries: options.compactAfterEntries ?? DEFAULT_COMPACT_AFTER_ENTRIES,
+      onCompactionError: options.onCompactionError ?? ((error) => process.emitWarning(error)),
+    });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+interface FileStoreParts {
+  path: string;
+  sync: boolean;
+  lock: FileLock;
+  index: StoreIndex;
+  journal: JournalWriter;
+  snapshotFile: SnapshotFile;
+  snapshot: { sequence: number; records: number };
+  lastSequence: number;
+  compactAfterEntries: number;
+  onCompactionError: (error: Error) => void;
+}
+
+class FileStore implements JsonFileStore {
+  readonly #parts: FileStoreParts;
+  readonly #index: StoreIndex;
+  readonly #journal: JournalWriter;
+  #lastSequence: number;
+  /** What the data file holds: the last sequence in it and how many records. */
+  #snapshot: { sequence: number; records: number };
+  /** Where the last compaction started, so a failing one is retried only a threshold later. */
+  #lastCompactionAt: number;
+  #compaction: Promise<void> | null = null;
+  #compactions = 0;
+  #closing: Promise<void> | null = null;
+
+  constructor(parts: FileStoreParts) {
+    this.#parts = parts;
+    this.#index = parts.index;
+    this.#journal = parts.journal;
+    this.#lastSequence = parts.lastSequence;
+    this.#snapshot = parts.snapshot;
+    this.#lastCompactionAt = parts.snapshot.sequence;
+    // A crash may have left a long journal behind.
+    this.#compactIfDue();
+  }
+
+  getPaymentRequest(id: string): PaymentRequestRecord | undefined {
+    return this.#index.get(id);
+  }
+
+  findPaymentRequestByHash(paymentHash: string): PaymentRequestRecord | undefined {
+    return this.#index.findByHash(paymentHash);
+  }
+
+  savePaymentRequest(record: PaymentRequestRecord): Promise<void> {
+    return this.#write((seq) => ({ seq, op: 'put', record }));
+  }
+
+  deletePaymentRequestsOf(accountId: string): Promise<void> {
+    return this.#write((seq) => ({ seq, op: 'deleteAccount', accountId }));
+  }
+
+  getClock(accountId: string): ClockState | undefined {
+    return this.#index.getClock(accountId);
+  }
+
+  saveClock(accountId: string, state: ClockState): Promise<void> {
+    const copy = { offsetMs: state.offsetMs, frozenAtMs: state.frozenAtMs };
+    return this.#write((seq) => ({ seq, op: 'clock', accountId, state: copy }));
+  }
+
+  size(): number {
+    return this.#index.size;
+  }
+
+  stats(): JsonFileStoreStats {
+    return {
+      flushes: this.#journal.flushes,
+      compactions: this.#compactions,
+      compacting: this.#compaction !== null,
+      journalEntries: this.#lastSequence - this.#snapshot.sequence,
+    };
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  #write(entryAt: (seq: number) => JournalEntry): Promise<void> {
+    if (this.#closing) return Promise.reject(new Error(`${this.#parts.path}: the store is closed`));
+    // Refuse before applying: a write the journal cannot take must not become visible.
+    if (this.#journal.failure) return Promise.reject(this.#journal.failure);
+    this.#lastSequence += 1;
+    const entry = entryAt(this.#lastSequence);
+    applyJournalEntry(this.#index, entry);
+    const durable = this.#journal.append(entry);
+    this.#compactIfDue();
+    return durable;
+  }
+
+  #compactIfDue(): void {
+    if (this.#compaction || this.#closing) return;
+    // Compacting once per snapshot's worth of entries keeps its cost per write constant.
+    const threshold = Math.max(this.#parts.compactAfterEntries, this.#snapshot.records);
+    if (this.#lastSequence - this.#lastCompactionAt <= threshold) return;
+    this.#compaction = this.#compact()
+      .catch((error: unknown) => this.#parts.onCompactionError(asError(error)))
+      .finally(() => {
+        this.#compaction = null;
+      });
+  }
+
+  /** Writes a snapshot of everything written so far, then deletes the journals it replaces. */
+  async #compact(): Promise<void> {
+    const sequence = this.#lastSequence;
+    this.#lastCompactionAt = sequence;
+    // Captured in the same turn as the rotation below: the snapshot holds exactly the entries
+    // that end up in rotated files. Records are values, so copying references is enough.
+    const snapshot: Snapshot = {
+      format: SNAPSHOT_FORMAT,
+      version: SNAPSHOT_VERSION,
+      sequence,
+      paymentRequests: this.#index.records(),
+      clocks: Object.fromEntries(this.#index.clocks()),
+    };
+    await this.#journal.rotate();
+    await this.#parts.snapshotFile.write(snapshot, this.#parts.sync);
+    await removeRotatedJournals(this.#parts.path, sequence);
+    this.#snapshot = { sequence, records: snapshot.paymentRequests.length };
+    this.#compactions += 1;
+  }
+
+  async #close(): Promise<void> {
+    try {
+      await this.#compaction;
+      try {
+        // Users read the data file: after a clean shutdown it alone holds everything.
+        if (this.#lastSequence > this.#snapshot.sequence) await this.#compact();
+      } finally {
+        await this.#journal.close();
+      }
+    } finally {
+      this.#parts.lock.release();
+    }
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

@@ -1,0 +1,37 @@
+/**
+ * The default store: everything in memory, gone on exit. Browser-safe, so the MSW transport
+ * uses it as is; writes resolve at once because there is nothing to wait for.
+ */
+import type { ClockState, SandboxStore } from '../core/ports.js';
+import type { PaymentRequestRecord } from '../core/payment-request.js';
+import { StoreIndex } from './store-index.js';
+
+/** What a memory store starts with, e.g. fixtures. */
+export interface MemoryStoreContents {
+  paymentRequests?: Iterable<PaymentRequestRecord>;
+  clocks?: Iterable<[accountId: string, state: ClockState]>;
+}
+
+/** A store held in memory only. */
+export function createMemoryStore(initial: MemoryStoreContents = {}): SandboxStore {
+  const index = new StoreIndex();
+  for (const record of initial.paymentRequests ?? []) index.put(record);
+  for (const [accountId, state] of initial.clocks ?? []) index.setClock(accountId, state);
+
+  return {
+    getPaymentRequest: (id) => index.get(id),
+    findPaymentRequestByHash: (paymentHash) => index.findByHash(paymentHash),
+    savePaymentRequest: async (record) => {
+      index.put(record);
+    },
+    deletePaymentRequestsOf: async (accountId) => {
+      index.deleteAccount(accountId);
+    },
+    getClock: (accountId) => index.getClock(accountId),
+    saveClock: async (accountId, state) => {
+      index.setClock(accountId, state);
+    },
+    size: () => index.size,
+    close: async () => {},
+  };
+}

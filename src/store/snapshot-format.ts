@@ -1,0 +1,61 @@
+/**
+ * The data file's format, version 1: what `--data FILE` holds after a clean shutdown and what
+ * users read. `sequence` is the last journal entry folded in, so replay knows where to resume.
+ * Browser-safe: parsing is plain JSON, kept apart from the file I/O.
+ */
+import type { ClockState } from '../core/ports.js';
+import type { PaymentRequestRecord } from '../core/payment-request.js';
+import { StoreFileError } from './store-file-error.js';
+import { isClockState, isIndexableRecord, isJsonObject } from './stored-values.js';
+
+/** The `format` field that marks a file as ours. */
+export const SNAPSHOT_FORMAT = 'lnpr-sandbox';
+/** The only version this code reads and writes. */
+export const SNAPSHOT_VERSION = 1;
+
+/** The data file's content. */
+export interface Snapshot {
+  format: typeof SNAPSHOT_FORMAT;
+  version: typeof SNAPSHOT_VERSION;
+  /** The last journal sequence whose effect is included. */
+  sequence: number;
+  paymentRequests: PaymentRequestRecord[];
+  clocks: Record<string, ClockState>;
+}
+
+/** The content of a new data file. */
+export function emptySnapshot(): Snapshot {
+  return { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, sequence: 0, paymentRequests: [], clocks: {} };
+}
+
+/** Parses and checks a data file's text; throws StoreFileError naming `file` and the problem. */
+export function parseSnapshot(text: string, file: string): Snapshot {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new StoreFileError(file, `not a JSON file (${(error as Error).message})`);
+  }
+  if (!isJsonObject(data) || data.format !== SNAPSHOT_FORMAT) {
+    throw new StoreFileError(file, `not an lnpr-sandbox data file (no "format": "${SNAPSHOT_FORMAT}")`);
+  }
+  if (data.version !== SNAPSHOT_VERSION) {
+    throw new StoreFileError(
+      file,
+      `format version ${JSON.stringify(data.version)} is not supported (this lnpr-sandbox reads version ${SNAPSHOT_VERSION})`,
+    );
+  }
+  const { sequence, paymentRequests, clocks } = data;
+  if (!Number.isSafeInteger(sequence) || (sequence as number) < 0) {
+    throw new StoreFileError(file, '"sequence" is not a non-negative integer');
+  }
+  if (!Array.isArray(paymentRequests)) throw new StoreFileError(file, '"paymentRequests" is not an array');
+  const badRecord = paymentRequests.findIndex((record) => !isIndexableRecord(record));
+  if (badRecord !== -1) {
+    throw new StoreFileError(file, `paymentRequests[${badRecord}] lacks a string id, accountId or paymentHash`);
+  }
+  if (!isJsonObject(clocks)) throw new StoreFileError(file, '"clocks" is not an object');
+  const badClock = Object.entries(clocks).find(([, state]) => !isClockState(state));
+  if (badClock) throw new StoreFileError(file, `clocks[${JSON.stringify(badClock[0])}] is not a clock state`);
+  return data as unknown as Snapshot;
+}

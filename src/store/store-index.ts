@@ -1,0 +1,82 @@
+/**
+ * The in-memory index every store reads from: payment requests by id, by payment hash and by
+ * account, and clocks by account. Mutations are synchronous so a store can apply a write before
+ * it is durable and still answer reads from one place. Browser-safe.
+ */
+import type { ClockState } from '../core/ports.js';
+import type { PaymentRequestRecord } from '../core/payment-request.js';
+
+/** Maps of stored values, kept consistent with each other on every change. */
+export class StoreIndex {
+  readonly #byId = new Map<string, PaymentRequestRecord>();
+  readonly #byHash = new Map<string, PaymentRequestRecord>();
+  readonly #idsByAccount = new Map<string, Set<string>>();
+  readonly #clocks = new Map<string, ClockState>();
+
+  /** The record with this id. */
+  get(id: string): PaymentRequestRecord | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** The record with this payment hash. */
+  findByHash(paymentHash: string): PaymentRequestRecord | undefined {
+    return this.#byHash.get(paymentHash);
+  }
+
+  /** Inserts or replaces by id; records are values, so the reference itself is kept. */
+  put(record: PaymentRequestRecord): void {
+    const previous = this.#byId.get(record.id);
+    if (previous) this.#unindex(previous);
+    this.#byId.set(record.id, record);
+    this.#byHash.set(record.paymentHash, record);
+    let ids = this.#idsByAccount.get(record.accountId);
+    if (!ids) this.#idsByAccount.set(record.accountId, (ids = new Set()));
+    ids.add(record.id);
+  }
+
+  /** Removes every record of the account; returns how many there were. */
+  deleteAccount(accountId: string): number {
+    const ids = this.#idsByAccount.get(accountId);
+    if (!ids) return 0;
+    for (const id of ids) {
+      const record = this.#byId.get(id);
+      this.#byId.delete(id);
+      // Another record may since have claimed the same hash; only drop our own entry.
+      if (record && this.#byHash.get(record.paymentHash) === record) this.#byHash.delete(record.paymentHash);
+    }
+    this.#idsByAccount.delete(accountId);
+    return ids.size;
+  }
+
+  /** The account's clock. */
+  getClock(accountId: string): ClockState | undefined {
+    return this.#clocks.get(accountId);
+  }
+
+  /** Sets the account's clock to a copy of the state, so a caller's later changes do not leak in. */
+  setClock(accountId: string, state: ClockState): void {
+    this.#clocks.set(accountId, { offsetMs: state.offsetMs, frozenAtMs: state.frozenAtMs });
+  }
+
+  /** Number of payment requests. */
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  /** Every record, in insertion order; a new array, so later writes do not change it. */
+  records(): PaymentRequestRecord[] {
+    return Array.from(this.#byId.values());
+  }
+
+  /** Every clock as [accountId, state]; a new array, so later writes do not change it. */
+  clocks(): Array<[string, ClockState]> {
+    return Array.from(this.#clocks.entries());
+  }
+
+  #unindex(record: PaymentRequestRecord): void {
+    if (this.#byHash.get(record.paymentHash) === record) this.#byHash.delete(record.paymentHash);
+    const ids = this.#idsByAccount.get(record.accountId);
+    ids?.delete(record.id);
+    if (ids?.size === 0) this.#idsByAccount.delete(record.accountId);
+  }
+}
