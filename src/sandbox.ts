@@ -14,6 +14,7 @@ import { createInvoiceIssuer } from './lightning/invoice-issuer.js';
 import type { Network } from './lightning/networks.js';
 import { parsePrivateKey } from './lightning/node-key.js';
 import { nobleSigner } from './lightning/signer.js';
+import type { Rule } from './schemas/rules.js';
 import { createMemoryStore } from './store/memory-store.js';
 
 /** Options of `createSandbox`; every one has a default. */
@@ -31,6 +32,8 @@ export interface SandboxOptions {
   signer?: RecoverableSigner;
   wallClock?: WallClock;
   random?: RandomSource;
+  /** Behaviour rules in force from the start (scripted outcomes); accounts may add their own. */
+  rules?: Rule[];
   onUnexpectedError?: (error: unknown, request: ApiRequest) => void;
 }
 
@@ -57,6 +60,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     invoices: createInvoiceIssuer(network, options.signer ?? nobleSigner),
     random: options.random ?? cryptoRandom,
     serviceNodeKey: parsePrivateKey(accountsConfig.serviceNodeKey ?? DEFAULT_ACCOUNTS.serviceNodeKey!),
+    ...(options.rules ? { rules: options.rules } : {}),
     ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
   });
   return { ...engine, network, accountsConfig };

@@ -3,11 +3,14 @@
  * `handle`; in-process users (and the CLI) also get the parts themselves.
  */
 import { AccountDirectory, type AccountsConfig } from './accounts.js';
+import { controlRoutes } from './control-routes.js';
 import { compileCreateBodyValidator } from './create-body.js';
 import { createRequestHandler, type ApiRequest, type RequestHandler } from './handler.js';
 import { PaymentRequests } from './payment-requests.js';
 import type { AccountClocks, InvoiceIssuer, RandomSource, SandboxStore } from './ports.js';
+import { RuleBook } from './rules.js';
 import type { SandboxSettings } from './settings.js';
+import type { Rule } from '../schemas/rules.js';
 import { v1Routes } from './v1-routes.js';
 
 /** Everything the engine is made of. */
@@ -19,6 +22,8 @@ export interface EngineOptions {
   invoices: InvoiceIssuer;
   random: RandomSource;
   serviceNodeKey: Uint8Array;
+  /** Behaviour rules in force from the start (e.g. from `--scenario` files). */
+  rules?: Rule[];
   /** Sees unexpected errors (bugs) before they become a 500, e.g. to log them. */
   onUnexpectedError?: (error: unknown, request: ApiRequest) => void;
 }
@@ -32,14 +37,19 @@ export interface Engine {
   paymentRequests: PaymentRequests;
   clocks: AccountClocks;
   store: SandboxStore;
+  rules: RuleBook;
 }
 
 /** Assembles the engine. */
 export function createEngine(options: EngineOptions): Engine {
   const { settings, store, clocks } = options;
   const directory = new AccountDirectory(options.accounts);
-  const paymentRequests = new PaymentRequests(options);
-  const routes = v1Routes({ directory, paymentRequests, validateCreateBody: compileCreateBodyValidator(settings) });
+  const rules = new RuleBook(options.rules);
+  const paymentRequests = new PaymentRequests({ ...options, rules });
+  const routes = [
+    ...v1Routes({ directory, paymentRequests, validateCreateBody: compileCreateBodyValidator(settings) }),
+    ...(settings.controls ? controlRoutes({ directory, paymentRequests, clocks, rules }) : []),
+  ];
   return {
     handle: createRequestHandler(routes, options.onUnexpectedError),
     settings,
@@ -47,5 +57,6 @@ export function createEngine(options: EngineOptions): Engine {
     paymentRequests,
     clocks,
     store,
+    rules,
   };
 }

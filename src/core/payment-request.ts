@@ -36,4 +36,18 @@ export interface PaymentRequestRecord {
   createdAt: string;
   expiresAt: string;
   updatedAt: string;
+  /** An outcome a behaviour rule chose at creation; it takes effect on the first read at or after `at`. */
+  scheduledOutcome?: ScheduledOutcome;
+}
+
+/** The three ways a pending payment request ends. */
+export type Transition = 'complete' | 'fail' | 'expire';
+
+/** What a behaviour rule decided for a payment request, and when (on its account's clock). */
+export interface ScheduledOutcome {
+  transition: Transition;
+  /** ISO-8601 UTC with milliseconds. */
+  at: string;
+  /** The rule's name, for the record. */
+  rule: string;
 }

@@ -1,6 +1,7 @@
 /**
- * The payment-request operations of v1: create and read. Everything a response depends on is
- * decided here (fees, mode, expiry, the invoice), so every transport answers alike.
+ * The payment-request operations: create and read (v1), and the sandbox's transitions (complete,
+ * fail, expire, pay by invoice, reset). Everything a response depends on is decided here (fees,
+ * mode, expiry, the invoice, scheduled outcomes), so every transport answers alike.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
@@ -9,8 +10,9 @@ import type { Caller } from './accounts.js';
 import { ApiError } from './errors.js';
 import { feeFor } from './fees.js';
 import { newPaymentRequestId } from './ids.js';
-import type { PaymentRequestRecord } from './payment-request.js';
-import { asOf } from './payment-request-view.js';
+import { TERMINAL_STATUSES, type PaymentRequestRecord, type Transition } from './payment-request.js';
+import type { RuleBook } from './rules.js';
+import { applyTransition, asOf } from './state-machine.js';
 import type { AccountClocks, InvoiceIssuer, RandomSource, SandboxStore } from './ports.js';
 import type { SandboxSettings } from './settings.js';
 
@@ -23,6 +25,7 @@ export interface PaymentRequestDeps {
   random: RandomSource;
   /** Signs custodial invoices; NWC accounts sign with their own wallet node key. */
   serviceNodeKey: Uint8Array;
+  rules: RuleBook;
 }
 
 /** Creates and reads payment requests on behalf of callers. */
@@ -35,7 +38,7 @@ export class PaymentRequests {
 
   /** Creates a pending payment request with a signed invoice; resolves once it is stored durably. */
   async create(caller: Caller, body: CreatePaymentRequestBody): Promise<PaymentRequestRecord> {
-    const { settings, store, clocks, invoices, random, serviceNodeKey } = this.#deps;
+    const { settings, store, clocks, invoices, random, serviceNodeKey, rules } = this.#deps;
     const { account } = caller;
     // Whole seconds, because the invoice's timestamp is: `createdAt` and the invoice then agree
     // exactly, and so do `expiresAt` and the invoice's timestamp + expiry.
@@ -53,8 +56,13 @@ export class PaymentRequests {
       expirySeconds: expiresIn,
       nodePrivateKey: account.walletNodeKey ?? serviceNodeKey,
     });
+    const id = newPaymentRequestId(random);
+    const scheduledOutcome = rules.scheduleFor(
+      { id, accountId: account.id, amount: body.amount, description: body.description, ...(body.metadata ? { metadata: body.metadata } : {}) },
+      createdAtMs,
+    );
     const record: PaymentRequestRecord = {
-      id: newPaymentRequestId(random),
+      id,
       accountId: account.id,
       status: 'pending',
       amount: body.amount,
@@ -71,6 +79,7 @@ export class PaymentRequests {
       createdAt,
       expiresAt: new Date(createdAtMs + expiresIn * 1000).toISOString(),
       updatedAt: createdAt,
+      ...(scheduledOutcome ? { scheduledOutcome } : {}),
     };
     await store.savePaymentRequest(record);
     return record;
@@ -78,10 +87,54 @@ export class PaymentRequests {
 
   /** The caller's payment request as of its account's clock; another account's reads as absent. */
   read(caller: Caller, id: string): PaymentRequestRecord {
+    return asOf(this.#owned(caller, id), this.#deps.clocks.now(caller.account.id));
+  }
+
+  /** Moves the caller's pending payment request on; 409 from a terminal state. Resolves once stored. */
+  transition(caller: Caller, id: string, transition: Transition): Promise<PaymentRequestRecord> {
+    return this.#transition(caller, this.#owned(caller, id), transition);
+  }
+
+  /**
+   * Pays an invoice as a wallet would: decodes it, finds the caller's payment request with its
+   * payment hash, completes it. 400 for text that is not a valid BOLT11 invoice, 404 for an invoice
+   * of no request of this account, 409 for one already paid, failed or expired.
+   */
+  pay(caller: Caller, invoice: string): Promise<PaymentRequestRecord> {
+    let paymentHash: string;
+    try {
+      paymentHash = this.#deps.invoices.paymentHashOf(invoice.trim());
+    } catch (error) {
+      const message = `invoice is not a valid BOLT11 invoice: ${(error as Error).message}`;
+      throw new ApiError('invalid_request', `Invalid payment: ${message}.`, [{ field: 'invoice', code: 'invalid_invoice', message }]);
+    }
+    const record = this.#deps.store.findPaymentRequestByHash(paymentHash);
+    if (record === undefined || record.accountId !== caller.account.id) throw new ApiError('invoice_not_found');
+    return this.#transition(caller, record, 'complete');
+  }
+
+  /** Deletes every payment request of the caller's account. */
+  deleteAll(caller: Caller): Promise<void> {
+    return this.#deps.store.deletePaymentRequestsOf(caller.account.id);
+  }
+
+  async #transition(caller: Caller, stored: PaymentRequestRecord, transition: Transition): Promise<PaymentRequestRecord> {
+    const nowMs = this.#deps.clocks.now(caller.account.id);
+    const current = asOf(stored, nowMs);
+    if (TERMINAL_STATUSES.has(current.status) && current !== stored) {
+      // Expired (or settled by a rule) only as derived on read: this write makes it so on disk.
+      await this.#deps.store.savePaymentRequest(current);
+    }
+    const next = applyTransition(current, transition, nowMs);
+    await this.#deps.store.savePaymentRequest(next);
+    return next;
+  }
+
+  #owned(caller: Caller, id: string): PaymentRequestRecord {
     const record = this.#deps.store.getPaymentRequest(id);
     if (record === undefined || record.accountId !== caller.account.id) {
       throw new ApiError('payment_request_not_found', `No payment request with the id ${JSON.stringify(id.slice(0, 64))}.`);
     }
-    return asOf(record, this.#deps.clocks.now(caller.account.id));
+    return record;
   }
 }

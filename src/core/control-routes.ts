@@ -1,0 +1,104 @@
+/**
+ * The sandbox control API (`/sandbox/v1`): what makes this a sandbox rather than a mock. Any valid
+ * key of an account may drive that account's requests and clock (controls play the payer's and
+ * the world's part, not the merchant's); nothing reaches another account.
+ */
+import {
+  advanceClockBodySchema,
+  payBodySchema,
+  putRulesBodySchema,
+  type ClockView,
+  type PayResult,
+} from '../schemas/control.js';
+import type { Rule } from '../schemas/rules.js';
+import type { AccountDirectory, Caller } from './accounts.js';
+import { compileBodyValidator } from './body-validator.js';
+import { ApiError } from './errors.js';
+import type { RouteHandler, RouteReply } from './handler.js';
+import { parseJsonBody } from './json-body.js';
+import type { Transition } from './payment-request.js';
+import { toPaymentRequestView } from './payment-request-view.js';
+import type { PaymentRequests } from './payment-requests.js';
+import type { AccountClocks } from './ports.js';
+import { authenticated, type CallerHandler } from './route-auth.js';
+import type { Route } from './router.js';
+import type { RuleBook } from './rules.js';
+
+/** What the control routes need. */
+export interface ControlRouteDeps {
+  directory: AccountDirectory;
+  paymentRequests: PaymentRequests;
+  clocks: AccountClocks;
+  rules: RuleBook;
+}
+
+/** Where clocks must stop: four-digit years keep ISO-8601 timestamps in the spec's format. */
+const LATEST_CLOCK_MS = Date.UTC(9000, 0, 1);
+
+const validatePayBody = compileBodyValidator<{ invoice: string }>(payBodySchema, { what: 'payment' });
+const validateAdvanceBody = compileBodyValidator<{ seconds: number }>(advanceClockBodySchema, { what: 'clock advance' });
+const validatePutRulesBody = compileBodyValidator<{ rules: unknown }>(putRulesBodySchema, { what: 'rules' });
+
+/** The control routes. */
+export function controlRoutes({ directory, paymentRequests, clocks, rules }: ControlRouteDeps): Array<Route<RouteHandler>> {
+  const control = (method: string, pattern: string, handler: CallerHandler): Route<RouteHandler> => ({
+    method,
+    pattern: `/sandbox/v1${pattern}`,
+    handler: authenticated(directory, undefined, handler),
+  });
+  const clockOf = (caller: Caller): RouteReply => {
+    const body: ClockView = { now: new Date(clocks.now(caller.account.id)).toISOString(), frozen: clocks.isFrozen(caller.account.id) };
+    return { status: 200, body };
+  };
+  const transitionRoute = (transition: Transition) =>
+    control('POST', `/payment-requests/:id/${transition}`, async (caller, { params }) => ({
+      status: 200,
+      body: toPaymentRequestView(await paymentRequests.transition(caller, params.id!, transition)),
+    }));
+
+  return [
+    transitionRoute('complete'),
+    transitionRoute('fail'),
+    transitionRoute('expire'),
+    control('POST', '/pay', async (caller, { request }) => {
+      const { invoice } = validatePayBody(parseJsonBody(request.headers['content-type'], request.body));
+      const record = await paymentRequests.pay(caller, invoice);
+      const body: PayResult = { paymentRequestId: record.id, status: 'completed', preimage: record.preimage };
+      return { status: 200, body };
+    }),
+    control('GET', '/clock', clockOf),
+    control('POST', '/clock/advance', async (caller, { request }) => {
+      const { seconds } = validateAdvanceBody(parseJsonBody(request.headers['content-type'], request.body));
+      if (clocks.now(caller.account.id) + seconds * 1000 > LATEST_CLOCK_MS) {
+        const message = 'seconds would move the clock past the year 9000';
+        throw new ApiError('invalid_request', `Invalid clock advance: ${message}.`, [{ field: 'seconds', code: 'above_maximum', message }]);
+      }
+      await clocks.advance(caller.account.id, seconds);
+      return clockOf(caller);
+    }),
+    control('POST', '/clock/freeze', async (caller) => {
+      await clocks.freeze(caller.account.id);
+      return clockOf(caller);
+    }),
+    control('POST', '/clock/unfreeze', async (caller) => {
+      await clocks.unfreeze(caller.account.id);
+      return clockOf(caller);
+    }),
+    control('GET', '/rules', (caller) => ({ status: 200, body: rulesOf(rules, caller) })),
+    control('PUT', '/rules', (caller, { request }) => {
+      const body = validatePutRulesBody(parseJsonBody(request.headers['content-type'], request.body));
+      rules.setAccountRules(caller.account.id, body.rules as Rule[]);
+      return { status: 200, body: rulesOf(rules, caller) };
+    }),
+    control('POST', '/reset', async (caller) => {
+      await paymentRequests.deleteAll(caller);
+      await clocks.reset(caller.account.id);
+      rules.setAccountRules(caller.account.id, []);
+      return { status: 204 };
+    }),
+  ];
+}
+
+function rulesOf(rules: RuleBook, caller: Caller): { rules: Rule[]; fixedRules: Rule[] } {
+  return { rules: rules.accountRules(caller.account.id), fixedRules: rules.fixedRules };
+}

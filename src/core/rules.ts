@@ -1,0 +1,119 @@
+/**
+ * The rule book: behaviour rules from the sandbox's start (`--scenario`, config) and per account
+ * (installed through the control API). At creation the first matching rule picks the request's
+ * outcome and its time; the state machine applies it on the first read once it is due.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { utf8ToBytes } from '@noble/hashes/utils.js';
+import { Ajv } from 'ajv';
+import { rulesSchema, type Rule } from '../schemas/rules.js';
+import { ApiError, type ErrorDetail } from './errors.js';
+import type { ScheduledOutcome } from './payment-request.js';
+
+/** What a rule can look at: the request as created. */
+export interface RuleSubject {
+  id: string;
+  accountId: string;
+  amount: number;
+  description: string;
+  metadata?: Record<string, unknown>;
+}
+
+interface CompiledRule {
+  rule: Rule;
+  label: string;
+  description?: RegExp;
+}
+
+const validateRules = new Ajv({ allErrors: true, strict: false }).compile<Rule[]>(rulesSchema);
+
+/** Checks a list of rules; throws `invalid_request` naming each problem (field `rules[i]...`). */
+export function parseRules(value: unknown): Rule[] {
+  const details: ErrorDetail[] = validateRules(value)
+    ? []
+    : (validateRules.errors ?? []).map((e) => ({ field: `rules${e.instancePath.replaceAll('/', '.')}`, code: 'invalid_rule', message: `${e.instancePath || 'rules'} ${e.message ?? 'is invalid'}` }));
+  if (details.length === 0) {
+    (value as Rule[]).forEach((rule, index) => {
+      const range = rule.match?.amount;
+      if (typeof range === 'object' && range.min !== undefined && range.max !== undefined && range.min > range.max) {
+        details.push({ field: `rules.${index}.match.amount`, code: 'invalid_rule', message: `rule ${index}: amount.min is above amount.max` });
+      }
+      if (rule.match?.description !== undefined) {
+        try {
+          new RegExp(rule.match.description, 'iu');
+        } catch (error) {
+          details.push({ field: `rules.${index}.match.description`, code: 'invalid_rule', message: `rule ${index}: ${(error as Error).message}` });
+        }
+      }
+    });
+  }
+  if (details.length > 0) throw new ApiError('invalid_request', `Invalid rules: ${details.map((d) => d.message).join('; ')}.`, details);
+  return value as Rule[];
+}
+
+/** The rules in force: fixed ones, and each account's own, which come first. */
+export class RuleBook {
+  readonly #fixed: CompiledRule[];
+  readonly #byAccount = new Map<string, CompiledRule[]>();
+
+  constructor(fixedRules: Rule[] = []) {
+    this.#fixed = compile(parseRules(fixedRules), 'rule');
+  }
+
+  /** Replaces the rules an account installed (not the fixed ones). */
+  setAccountRules(accountId: string, rules: Rule[]): void {
+    if (rules.length === 0) this.#byAccount.delete(accountId);
+    else this.#byAccount.set(accountId, compile(parseRules(rules), 'account rule'));
+  }
+
+  /** The rules an account installed. */
+  accountRules(accountId: string): Rule[] {
+    return (this.#byAccount.get(accountId) ?? []).map((r) => r.rule);
+  }
+
+  /** The rules fixed at start. */
+  get fixedRules(): Rule[] {
+    return this.#fixed.map((r) => r.rule);
+  }
+
+  /** The outcome the first matching rule picks for `subject`, created at `createdAtMs`; none if no rule (or a `none` rule) matches. */
+  scheduleFor(subject: RuleSubject, createdAtMs: number): ScheduledOutcome | undefined {
+    for (const compiled of [...(this.#byAccount.get(subject.accountId) ?? []), ...this.#fixed]) {
+      if (!matches(compiled, subject)) continue;
+      const { outcome, after = 0 } = compiled.rule;
+      if (outcome === 'none') return undefined;
+      return { transition: outcome, at: new Date(createdAtMs + after * 1000).toISOString(), rule: compiled.label };
+    }
+    return undefined;
+  }
+}
+
+function compile(rules: Rule[], kind: string): CompiledRule[] {
+  return rules.map((rule, index) => ({
+    rule,
+    label: rule.name ?? `${kind} ${index + 1}`,
+    ...(rule.match?.description !== undefined ? { description: new RegExp(rule.match.description, 'iu') } : {}),
+  }));
+}
+
+function matches({ rule, label, description }: CompiledRule, subject: RuleSubject): boolean {
+  const match = rule.match ?? {};
+  if (match.accounts !== undefined && !match.accounts.includes(subject.accountId)) return false;
+  if (typeof match.amount === 'number' && subject.amount !== match.amount) return false;
+  if (typeof match.amount === 'object') {
+    if (match.amount.min !== undefined && subject.amount < match.amount.min) return false;
+    if (match.amount.max !== undefined && subject.amount > match.amount.max) return false;
+  }
+  if (description !== undefined && !description.test(subject.description)) return false;
+  for (const [key, expected] of Object.entries(match.metadata ?? {})) {
+    const metadata = subject.metadata ?? {};
+    if (!Object.hasOwn(metadata, key) || JSON.stringify(metadata[key]) !== JSON.stringify(expected)) return false;
+  }
+  return rule.probability === undefined || rollFor(label, subject.id) < rule.probability;
+}
+
+/** A number in [0, 1) fixed by the rule and the request id: the same request always rolls the same. */
+function rollFor(label: string, id: string): number {
+  const digest = sha256(utf8ToBytes(`${label}\u0000${id}`));
+  return (((digest[0]! << 24) | (digest[1]! << 16) | (digest[2]! << 8) | digest[3]!) >>> 0) / 2 ** 32;
+}

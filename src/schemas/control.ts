@@ -1,0 +1,41 @@
+/** Bodies and answers of the sandbox control API (`/sandbox/v1`, not part of the v1 spec). */
+
+/** The longest single clock move: ten years. Longer moves are almost always a unit mistake. */
+export const MAX_ADVANCE_SECONDS = 315_360_000;
+
+/** `POST /sandbox/v1/pay`. */
+export const payBodySchema = {
+  $id: 'https://lnpr-sandbox.dev/schemas/sandbox/pay.json',
+  type: 'object',
+  required: ['invoice'],
+  properties: { invoice: { type: 'string', minLength: 1, maxLength: 8192 } },
+} as const;
+
+/** `POST /sandbox/v1/clock/advance`. */
+export const advanceClockBodySchema = {
+  $id: 'https://lnpr-sandbox.dev/schemas/sandbox/advance-clock.json',
+  type: 'object',
+  required: ['seconds'],
+  properties: { seconds: { type: 'integer', minimum: 0, maximum: MAX_ADVANCE_SECONDS } },
+} as const;
+
+/** `PUT /sandbox/v1/rules`. */
+export const putRulesBodySchema = {
+  $id: 'https://lnpr-sandbox.dev/schemas/sandbox/put-rules.json',
+  type: 'object',
+  required: ['rules'],
+  properties: { rules: { type: 'array' } },
+} as const;
+
+/** The answer of `POST /sandbox/v1/pay`. */
+export interface PayResult {
+  paymentRequestId: string;
+  status: 'completed';
+  preimage: string;
+}
+
+/** An account's clock, as the control API shows it. */
+export interface ClockView {
+  now: string;
+  frozen: boolean;
+}
