@@ -60,7 +60,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     invoices: createInvoiceIssuer(network, options.signer ?? nobleSigner),
     random: options.random ?? cryptoRandom,
     serviceNodeKey: parsePrivateKey(accountsConfig.serviceNodeKey ?? DEFAULT_ACCOUNTS.serviceNodeKey!),
-    ...(options.rules ? { rules: options.rules } : {}),
+    rules: [...(accountsConfig.rules ?? []), ...(options.rules ?? [])],
     ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
   });
   return { ...engine, network, accountsConfig };

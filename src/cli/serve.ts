@@ -6,6 +6,11 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { AccountsConfig } from '../core/accounts.js';
 import { parseAccountsConfig } from '../core/accounts-config.js';
+import { ApiError } from '../core/errors.js';
+import { parseRules } from '../core/rules.js';
+import { loadFixtures } from '../fixtures/load-fixtures.js';
+import type { Rule } from '../schemas/rules.js';
+import { parse as parseYaml } from 'yaml';
 import { buildServer } from '../http/server.js';
 import { NETWORKS, type Network } from '../lightning/networks.js';
 import { createNodeSandbox } from '../sandbox.node.js';
@@ -20,8 +25,11 @@ export const SERVE_USAGE = `Usage: lnpr serve [options]
   --data FILE.json      keep payment requests in a JSON file (env LNPR_DATA; default: in memory)
   --network NET         regtest (default), signet, testnet or mainnet invoices
   --config FILE         accounts and API keys (default: fixtures/accounts.json)
+  --scenario FILE       load behaviour rules from a scenario file (repeatable)
+  --fixtures FILE       start with the payment requests of a fixtures file (lnpr fixtures)
   --clock MODE          running (default) or frozen account clocks
   --min-amount N        smallest accepted amount in sats (default 21)
+  --no-controls         serve no /sandbox/v1 control API (404 there)
   --body-limit BYTES    largest accepted request body (default 1048576)
   --no-cors             do not answer CORS preflights
   --log-level LEVEL     fatal, error, warn, info (default), debug or silent
@@ -39,6 +47,9 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
       network: { type: 'string' },
       config: { type: 'string' },
       clock: { type: 'string' },
+      scenario: { type: 'string', multiple: true },
+      fixtures: { type: 'string' },
+      'no-controls': { type: 'boolean' },
       'min-amount': { type: 'string' },
       'body-limit': { type: 'string' },
       'no-cors': { type: 'boolean' },
@@ -58,14 +69,27 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
   const minAmount = values['min-amount'] === undefined ? undefined : wholeNumber('--min-amount', values['min-amount'], 1);
   const bodyLimit = wholeNumber('--body-limit', values['body-limit'] ?? '1048576', 1);
   const accounts = values.config === undefined ? undefined : await readAccounts(values.config);
+  const rules = (await Promise.all((values.scenario ?? []).map(readScenarioRules))).flat();
+  const fixtures = values.fixtures === undefined ? undefined : await readJson('--fixtures', values.fixtures);
 
   const sandbox = await createNodeSandbox({
     network,
     clock,
+    rules,
     ...(accounts ? { accounts } : {}),
     ...(dataFile ? { dataFile } : {}),
-    settings: { minAmount },
+    settings: { minAmount, controls: !values['no-controls'] },
+  }).catch((error: unknown) => {
+    throw error instanceof ApiError ? new UsageError(`behaviour rules: ${error.message}`) : error;
   });
+  if (fixtures !== undefined) {
+    try {
+      await loadFixtures(sandbox, fixtures);
+    } catch (error) {
+      await sandbox.store.close();
+      throw new UsageError(`--fixtures ${values.fixtures}: ${(error as Error).message}`);
+    }
+  }
   const app = await buildServer({
     handle: sandbox.handle,
     bodyLimit,
@@ -105,6 +129,7 @@ function banner(url: string, sandbox: Sandbox, dataFile: string | undefined): st
   return [
     `lnpr-sandbox listening on ${url}`,
     `  network: ${sandbox.network}   storage: ${dataFile ?? 'memory'}   payment requests: ${sandbox.store.size()}`,
+    `  control API: ${sandbox.settings.controls ? `${url}/sandbox/v1` : 'off'}   behaviour rules: ${sandbox.rules.fixedRules.length}`,
     `  API keys (Authorization: Bearer <key>):`,
     ...keys,
     `  try: curl -s ${url}/api/v1/payment-requests -H 'Authorization: Bearer ${sandbox.accountsConfig.keys[0]!.key}' \\`,
@@ -114,16 +139,45 @@ function banner(url: string, sandbox: Sandbox, dataFile: string | undefined): st
 }
 
 async function readAccounts(path: string): Promise<AccountsConfig> {
-  let text: string;
+  const value = await readJson('--config', path);
   try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--config ${path}: ${(error as Error).message}`);
-  }
-  try {
-    return parseAccountsConfig(JSON.parse(text), path);
+    return parseAccountsConfig(value, path);
   } catch (error) {
     throw new UsageError((error as Error).message);
+  }
+}
+
+/** The `rules` of a scenario file (YAML or JSON); its steps are for `lnpr scenario run`. */
+async function readScenarioRules(path: string): Promise<Rule[]> {
+  const text = await readText('--scenario', path);
+  let scenario: unknown;
+  try {
+    scenario = parseYaml(text);
+  } catch (error) {
+    throw new UsageError(`--scenario ${path}: not valid YAML: ${(error as Error).message}`);
+  }
+  const rules = (scenario as { rules?: unknown } | null)?.rules ?? [];
+  try {
+    return parseRules(rules);
+  } catch (error) {
+    throw new UsageError(`--scenario ${path}: ${(error as Error).message}`);
+  }
+}
+
+async function readJson(flag: string, path: string): Promise<unknown> {
+  const text = await readText(flag, path);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${flag} ${path}: not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+async function readText(flag: string, path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${flag} ${path}: ${(error as Error).message}`);
   }
 }
 

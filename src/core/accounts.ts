@@ -5,6 +5,7 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import type { Rule } from '../schemas/rules.js';
 import { ApiError } from './errors.js';
 
 /** What a key may do. Reading covers both GET endpoints. */
@@ -33,6 +34,8 @@ export interface AccountsConfig {
   serviceNodeKey?: string;
   accounts: AccountConfig[];
   keys: ApiKeyConfig[];
+  /** Behaviour rules in force from the start. */
+  rules?: Rule[];
 }
 
 /** An account ready for the engine. */

@@ -32,8 +32,11 @@ export interface ControlRouteDeps {
   rules: RuleBook;
 }
 
-/** Where clocks must stop: four-digit years keep ISO-8601 timestamps in the spec's format. */
-const LATEST_CLOCK_MS = Date.UTC(9000, 0, 1);
+/**
+ * Where clocks must stop: a BOLT11 timestamp has 35 bits, so invoices cannot be dated after
+ * 3058; stopping at 3000 leaves room for the longest `expiresIn`.
+ */
+const LATEST_CLOCK_MS = Date.UTC(3000, 0, 1);
 
 const validatePayBody = compileBodyValidator<{ invoice: string }>(payBodySchema, { what: 'payment' });
 const validateAdvanceBody = compileBodyValidator<{ seconds: number }>(advanceClockBodySchema, { what: 'clock advance' });
@@ -70,7 +73,7 @@ export function controlRoutes({ directory, paymentRequests, clocks, rules }: Con
     control('POST', '/clock/advance', async (caller, { request }) => {
       const { seconds } = validateAdvanceBody(parseJsonBody(request.headers['content-type'], request.body));
       if (clocks.now(caller.account.id) + seconds * 1000 > LATEST_CLOCK_MS) {
-        const message = 'seconds would move the clock past the year 9000';
+        const message = 'seconds would move the clock past the year 3000 (BOLT11 invoices cannot be dated after 3058)';
         throw new ApiError('invalid_request', `Invalid clock advance: ${message}.`, [{ field: 'seconds', code: 'above_maximum', message }]);
       }
       await clocks.advance(caller.account.id, seconds);

@@ -1,4 +1,6 @@
 /** The accounts file (`fixtures/accounts.json`, or the user's own through `--config`). */
+import { rulesSchema } from './rules.js';
+
 export const accountsConfigSchema = {
   $id: 'https://lnpr-sandbox.dev/schemas/accounts-config.json',
   type: 'object',
@@ -25,6 +27,8 @@ export const accountsConfigSchema = {
         then: { required: ['nwcRelay', 'walletNodeKey'] },
       },
     },
+    /** Behaviour rules in force from the start, as in a scenario file's `rules`. */
+    rules: rulesSchema,
     keys: {
       type: 'array',
       minItems: 1,
