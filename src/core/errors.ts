@@ -21,6 +21,7 @@ const CATALOGUE = {
   method_not_allowed: { status: 405, message: 'This endpoint does not accept that method.' },
   invalid_transition: { status: 409, message: 'The payment request is in a terminal state and cannot change.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
+  expectation_failed: { status: 417, message: 'The sandbox only understands "Expect: 100-continue".' },
   unsupported_media_type: { status: 415, message: 'The request body must be JSON: send "Content-Type: application/json".' },
   internal_error: { status: 500, message: 'The sandbox failed unexpectedly; this is a bug, please report it.' },
 } as const satisfies Record<string, { status: number; message: string }>;

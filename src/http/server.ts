@@ -4,6 +4,8 @@
  * answered with the engine's JSON error shape.
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { ApiError, type ErrorCode } from '../core/errors.js';
 import { errorResponse, type ApiResponse, type RequestHandler } from '../core/handler.js';
 import { enableCors } from './cors.js';
@@ -34,18 +36,21 @@ export async function buildServer({ handle, bodyLimit = 1024 * 1024, cors: corsE
     // A URL Fastify cannot decode still goes to the engine, whose router answers 404 for it.
     frameworkErrors: (error, request, reply) =>
       error.code === 'FST_ERR_BAD_URL' ? forward(handle, request, reply) : send(reply, transportError(error)),
+    // Node itself answers requests without a Host header (bare 400); let the engine answer them.
+    http: { requireHostHeader: false },
     clientErrorHandler: (error, socket) => {
       // The request never became one (malformed HTTP): answer in the same JSON shape, then close.
-      const response = errorResponse(new ApiError('invalid_request', `Malformed HTTP request: ${error.message}`));
-      if (socket.writable) {
-        socket.end(
-          `HTTP/1.1 ${response.status} Bad Request\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
-            `Content-Length: ${Buffer.byteLength(response.body)}\r\n\r\n${response.body}`,
-        );
-      } else {
-        socket.destroy(error);
-      }
+      const isHead = (error as unknown as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+      writeRawError(socket, new ApiError('invalid_request', `Malformed HTTP request: ${error.message}`), isHead);
     },
+  });
+  // Requests Node would answer or drop by itself, before Fastify sees them.
+  app.server.on('checkExpectation', (_request, response) => {
+    const { status, headers, body } = errorResponse(new ApiError('expectation_failed'));
+    response.writeHead(status, { ...headers, connection: 'close' }).end(body);
+  });
+  app.server.on('connect', (_request, socket: Duplex) => {
+    writeRawError(socket, new ApiError('invalid_request', 'CONNECT is not supported: the sandbox is not a proxy.'), false);
   });
 
   // The engine parses bodies itself (so both transports treat odd JSON alike): hand it the text.
@@ -83,6 +88,20 @@ async function forward(handle: RequestHandler, request: FastifyRequest, reply: F
   });
   if (response.status >= 500) request.log.error({ url: request.url }, 'internal error');
   return send(reply, response);
+}
+
+/** Writes an error response straight to a socket (no request object exists) and closes it. */
+function writeRawError(socket: Duplex, error: ApiError, isHead: boolean): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const { status, headers, body } = errorResponse(error);
+  const head = Object.entries({ ...headers, connection: 'close', 'content-length': String(Buffer.byteLength(body)) })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  // A HEAD response has no body, even an error's: clients would read it as garbage.
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}\r\n${isHead ? '' : body}`);
 }
 
 function send(reply: FastifyReply, response: ApiResponse): FastifyReply {
