@@ -1,0 +1,59 @@
+/**
+ * What a conformance check is: a stable id, the spec section it comes from, a level (MUST fails the
+ * run, SHOULD warns), the profile it belongs to, and what it needs from the target. Checks are data
+ * plus one async function, so the runner, the reporters and `--known-failing` treat them alike.
+ */
+import type { ApiClient } from './client.js';
+import type { LifecycleDriver } from './lifecycle-driver.js';
+import type { ConformanceOptions } from './options.js';
+
+/** MUST fails the run; SHOULD only warns. */
+export type CheckLevel = 'MUST' | 'SHOULD';
+
+/** `core` checks are black-box; `lifecycle` checks need a way to move requests on. */
+export type CheckProfile = 'core' | 'lifecycle';
+
+/** What a check may need beyond the main key. */
+export type CheckNeed = 'readOnlyKey' | 'nwcKey' | 'controls';
+
+/** One check of the suite. */
+export interface Check {
+  /** Stable: CI known-failing files and reports refer to it. */
+  id: string;
+  title: string;
+  /** The spec section the check comes from. */
+  section: string;
+  level: CheckLevel;
+  profile: CheckProfile;
+  needs?: CheckNeed[];
+  run(context: CheckContext): Promise<void>;
+}
+
+/** What a check gets. */
+export interface CheckContext {
+  client: ApiClient;
+  options: Readonly<ResolvedKeys & Pick<ConformanceOptions, 'minAmount'>>;
+  /** Moves payment requests on (controls or a pay command); absent in the core profile. */
+  lifecycle: LifecycleDriver | undefined;
+  /** Records which reading of an open point the target follows (shown as an observation). */
+  observe(point: string, reading: string): void;
+  /** Memoizes a value shared by several checks (e.g. one created payment request), per run. */
+  shared<T>(name: string, make: () => Promise<T>): Promise<T>;
+}
+
+/** The keys a run has. */
+export interface ResolvedKeys {
+  apiKey: string;
+  readOnlyKey?: string;
+  nwcKey?: string;
+}
+
+/** Thrown by a check whose expectation does not hold. */
+export class CheckFailure extends Error {
+  override readonly name = 'CheckFailure';
+}
+
+/** Thrown by a check that cannot run against this target (it is reported as skipped). */
+export class CheckSkipped extends Error {
+  override readonly name = 'CheckSkipped';
+}

@@ -1,0 +1,55 @@
+/**
+ * How lifecycle checks move a payment request on. A sandbox with the `/sandbox/v1` control API
+ * can complete, fail and expire (by moving its clock); a real implementation can only be paid, by
+ * a wallet the user names (`--pay-command`). Checks ask for what they need and skip otherwise.
+ */
+import type { ApiClient } from './client.js';
+import { CheckFailure, CheckSkipped } from './check.js';
+
+/** A payment request as the driver needs it. */
+export interface DrivenRequest {
+  id: string;
+  invoice: string;
+}
+
+/** Moves payment requests on. */
+export interface LifecycleDriver {
+  kind: 'controls' | 'pay-command';
+  /** Pays the request. */
+  complete(request: DrivenRequest): Promise<void>;
+  /** Makes the payment fail; controls only. */
+  fail(request: DrivenRequest): Promise<void>;
+  /** Moves the account's clock on by `seconds`; controls only. */
+  advanceClock(seconds: number): Promise<void>;
+}
+
+/** Whether the target serves the control API for this key. */
+export async function detectControls(client: ApiClient): Promise<boolean> {
+  const answer = await client.get('/sandbox/v1/clock');
+  return answer.status === 200 && answer.isJson && typeof answer.body?.now === 'string';
+}
+
+/** The driver over the target's control API. */
+export function controlsDriver(client: ApiClient): LifecycleDriver {
+  const expectOk = async (path: string, body?: unknown) => {
+    const answer = await client.post(`/sandbox/v1${path}`, body === undefined ? {} : { body });
+    if (answer.status !== 200) throw new CheckFailure(`control call POST /sandbox/v1${path} answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+  };
+  return {
+    kind: 'controls',
+    complete: (request) => expectOk(`/payment-requests/${encodeURIComponent(request.id)}/complete`),
+    fail: (request) => expectOk(`/payment-requests/${encodeURIComponent(request.id)}/fail`),
+    advanceClock: (seconds) => expectOk('/clock/advance', { seconds }),
+  };
+}
+
+/** The driver over a function that pays invoices (e.g. a regtest node's pay command). */
+export function payCommandDriver(payInvoice: (invoice: string) => Promise<void>): LifecycleDriver {
+  const unsupported = (what: string) => () => Promise.reject(new CheckSkipped(`${what} needs the target's control API; a pay command can only pay`));
+  return {
+    kind: 'pay-command',
+    complete: (request) => payInvoice(request.invoice),
+    fail: unsupported('failing a payment'),
+    advanceClock: unsupported('moving the clock'),
+  };
+}

@@ -1,0 +1,32 @@
+/** The options of a conformance run, shared by `runConformance` and `lnpr conformance`. */
+import type { CheckResult } from './result.js';
+
+/** Which checks run: `core` (black box), `lifecycle` (needs controls or a pay command), `full` (both). */
+export type Profile = 'core' | 'lifecycle' | 'full';
+
+/** Options of `runConformance`. */
+export interface ConformanceOptions {
+  /** The implementation's base URL; paths such as `/api/v1/payment-requests` are appended. */
+  baseUrl: string;
+  /** A key with create and read permission. */
+  apiKey: string;
+  /** A key of the same account without create permission: enables the permission check. */
+  readOnlyKey?: string;
+  /** A key of a non-custodial (NWC) account: enables the `isNwc`/`nwcRelay` checks. */
+  nwcKey?: string;
+  profile?: Profile;
+  /** Pins the minimum amount (21 or 1); by default either reading passes. */
+  minAmount?: number;
+  /** Pays a BOLT11 invoice out of band (e.g. a regtest node); enables lifecycle without controls. */
+  payInvoice?: (invoice: string) => Promise<void>;
+  /** Check ids expected to fail: they do not fail the run, but passing does (remove them from the list). */
+  knownFailing?: readonly string[];
+  /** Requests in flight at once (default 4). */
+  concurrency?: number;
+  /** Per-request timeout in ms (default 15,000). */
+  timeoutMs?: number;
+  /** The fetch to use: the global one by default, or e.g. one MSW intercepts. */
+  fetch?: typeof fetch;
+  /** Called as each check finishes, for live reporting. */
+  onCheck?: (result: CheckResult) => void;
+}

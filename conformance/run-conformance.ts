@@ -1,0 +1,134 @@
+/**
+ * `runConformance`: runs the checks of a profile against one target and classifies each result.
+ * It knows the target only through HTTP.
+ */
+import { ALL_CHECKS } from './checks/index.js';
+import { CheckFailure, CheckSkipped, type Check, type CheckContext } from './check.js';
+import { ApiClient, TargetUnreachable } from './client.js';
+import { controlsDriver, detectControls, payCommandDriver, type LifecycleDriver } from './lifecycle-driver.js';
+import type { ConformanceOptions, Profile } from './options.js';
+import type { CheckOutcome, CheckResult, ConformanceResult } from './result.js';
+
+/** A run that cannot start: bad options (exit status 2, like an unreachable target). */
+export class ConformanceUsageError extends Error {
+  override readonly name = 'ConformanceUsageError';
+}
+
+/** Runs the suite; resolves with every check's result. Throws TargetUnreachable or ConformanceUsageError. */
+export async function runConformance(options: ConformanceOptions, checks: readonly Check[] = ALL_CHECKS): Promise<ConformanceResult> {
+  const started = performance.now();
+  const profile: Profile = options.profile ?? 'core';
+  if (!['core', 'lifecycle', 'full'].includes(profile)) throw new ConformanceUsageError(`unknown profile "${profile}": core, lifecycle or full`);
+  if (options.minAmount !== undefined && !(Number.isSafeInteger(options.minAmount) && options.minAmount >= 1)) {
+    throw new ConformanceUsageError(`minAmount must be a whole number of sats, at least 1`);
+  }
+  const client = new ApiClient({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+  });
+  // Reachability first: a target that does not answer HTTP is a usage problem, not 50 failures.
+  await client.get('/api/v1/payment-requests/pr_conformance_probe');
+
+  const lifecycle = await chooseLifecycle(client, profile, options);
+  const selected = checks.filter((check) => profile === 'full' || check.profile === profile);
+  const known = new Set(options.knownFailing ?? []);
+  const unknownIds = [...known].filter((id) => !checks.some((check) => check.id === id));
+  const warnings = unknownIds.map((id) => `known-failing lists "${id}", which is not a check id`);
+  const observations: Record<string, string> = {};
+  const sharedValues = new Map<string, Promise<unknown>>();
+  const context: CheckContext = {
+    client,
+    options: {
+      apiKey: options.apiKey,
+      ...(options.readOnlyKey ? { readOnlyKey: options.readOnlyKey } : {}),
+      ...(options.nwcKey ? { nwcKey: options.nwcKey } : {}),
+      ...(options.minAmount !== undefined ? { minAmount: options.minAmount } : {}),
+    },
+    lifecycle,
+    observe: (point, reading) => {
+      observations[point] = reading;
+    },
+    shared: <T>(name: string, make: () => Promise<T>) => {
+      if (!sharedValues.has(name)) sharedValues.set(name, make());
+      return sharedValues.get(name) as Promise<T>;
+    },
+  };
+
+  const results: CheckResult[] = [];
+  const queue = [...selected];
+  const workers = Array.from({ length: Math.max(1, options.concurrency ?? 4) }, async () => {
+    for (let check = queue.shift(); check !== undefined; check = queue.shift()) {
+      const result = await runOne(check, context, known.has(check.id));
+      results.push(result);
+      options.onCheck?.(result);
+    }
+  });
+  await Promise.all(workers);
+
+  if (observations.network === 'mainnet') warnings.push('the target issues MAINNET invoices: paying them moves real bitcoin');
+  const order = new Map(selected.map((check, index) => [check.id, index]));
+  results.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  const counts = countOutcomes(results);
+  return {
+    passed: counts.failed === 0 && counts['unexpected-pass'] === 0,
+    baseUrl: client.baseUrl,
+    profile,
+    lifecycle: lifecycle?.kind ?? 'none',
+    checks: results,
+    observations,
+    warnings,
+    counts,
+    durationMs: performance.now() - started,
+  };
+}
+
+async function chooseLifecycle(client: ApiClient, profile: Profile, options: ConformanceOptions): Promise<LifecycleDriver | undefined> {
+  if (profile === 'core') return undefined;
+  if (await detectControls(client)) return controlsDriver(client);
+  if (options.payInvoice) return payCommandDriver(options.payInvoice);
+  throw new ConformanceUsageError(
+    `the ${profile} profile needs a way to move payment requests on: the target has no /sandbox/v1 control API, so give a pay command (--pay-command 'CMD {invoice}')`,
+  );
+}
+
+async function runOne(check: Check, context: CheckContext, knownFailing: boolean): Promise<CheckResult> {
+  const started = performance.now();
+  const base = { id: check.id, title: check.title, section: check.section, level: check.level, profile: check.profile };
+  const missing = (check.needs ?? []).find((need) =>
+    need === 'controls' ? context.lifecycle?.kind !== 'controls' : context.options[need] === undefined,
+  );
+  if (missing !== undefined) {
+    return { ...base, outcome: 'skipped', message: `needs ${NEED_HINTS[missing]}`, durationMs: 0 };
+  }
+  let outcome: CheckOutcome;
+  let message: string | undefined;
+  try {
+    await check.run(context);
+    outcome = knownFailing ? 'unexpected-pass' : 'passed';
+    if (knownFailing) message = 'listed as known-failing but passes: remove it from the list';
+  } catch (error) {
+    if (error instanceof TargetUnreachable) throw error;
+    if (error instanceof CheckSkipped) {
+      outcome = 'skipped';
+    } else {
+      outcome = knownFailing ? 'known-failure' : check.level === 'SHOULD' ? 'warned' : 'failed';
+    }
+    message = error instanceof CheckFailure || error instanceof CheckSkipped ? error.message : `the check threw: ${(error as Error).stack ?? String(error)}`;
+  }
+  return { ...base, outcome, ...(message !== undefined ? { message } : {}), durationMs: performance.now() - started };
+}
+
+const NEED_HINTS = {
+  readOnlyKey: 'a read-only key (--read-only-key)',
+  nwcKey: 'a key of an NWC account (--nwc-key)',
+  controls: "the target's /sandbox/v1 control API",
+} as const;
+
+function countOutcomes(results: CheckResult[]): Record<CheckOutcome, number> {
+  const counts: Record<CheckOutcome, number> = { passed: 0, failed: 0, warned: 0, skipped: 0, 'known-failure': 0, 'unexpected-pass': 0 };
+  for (const result of results) counts[result.outcome]++;
+  return counts;
+}
