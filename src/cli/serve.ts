@@ -84,10 +84,10 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
   });
   if (fixtures !== undefined) {
     try {
-      await loadFixtures(sandbox, fixtures);
+      await loadFixtures(sandbox, fixtures, values.fixtures);
     } catch (error) {
       await sandbox.store.close();
-      throw new UsageError(`--fixtures ${values.fixtures}: ${(error as Error).message}`);
+      throw new UsageError((error as Error).message);
     }
   }
   const app = await buildServer({

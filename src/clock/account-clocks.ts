@@ -44,6 +44,13 @@ export function createAccountClocks({ store, wall, mode }: AccountClocksOptions)
         ? Promise.resolve()
         : store.saveClock(accountId, { offsetMs: state.frozenAtMs - wall.now(), frozenAtMs: null });
     },
+    setTime(accountId, epochMs) {
+      const state = stateOf(accountId);
+      return store.saveClock(
+        accountId,
+        state.frozenAtMs === null ? { offsetMs: epochMs - wall.now(), frozenAtMs: null } : { ...state, frozenAtMs: epochMs },
+      );
+    },
     reset: (accountId) => store.saveClock(accountId, initial()),
   };
 }

@@ -76,6 +76,8 @@ export interface AccountClocks {
   freeze(accountId: string): Promise<void>;
   /** Lets the account's clock run again from where it stands. */
   unfreeze(accountId: string): Promise<void>;
+  /** Sets the account's clock to read `epochMs` now, frozen or running as it is (e.g. to a fixtures file's time). */
+  setTime(accountId: string, epochMs: number): Promise<void>;
   /** Back to wall time, in the sandbox's starting mode. */
   reset(accountId: string): Promise<void>;
 }
