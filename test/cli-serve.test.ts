@@ -74,6 +74,39 @@ describe('lnpr serve', () => {
   });
 });
 
+describe('lnpr serve --fixtures and --scenario', () => {
+  it('starts with the fixtures loaded, each account clock at the file\'s now', async () => {
+    const sample = JSON.parse(readFileSync('fixtures/sample-fixtures.json', 'utf8'));
+    const cli = await startCliServer(['--fixtures', 'fixtures/sample-fixtures.json']);
+    const keyOf = (accountId: string) => (accountId === 'acct_nwc' ? KEYS.nwc : KEYS.custodial);
+    for (const record of sample.paymentRequests) {
+      const res = await api(cli.url, `/api/v1/payment-requests/${record.id}`, { key: keyOf(record.accountId) });
+      expect(res.status).toBe(200);
+      expect(res.body.status).toBe(record.status);
+      expect(res.body.invoice).toBe(record.invoice);
+    }
+    const clock = (await api(cli.url, '/sandbox/v1/clock')).body;
+    expect(Math.abs(Date.parse(clock.now) - Date.parse(sample.now))).toBeLessThan(60_000);
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+  });
+
+  it('loads behaviour rules from --scenario files', async () => {
+    const scenario = join(dir, 'rules.yaml');
+    writeFileSync(scenario, 'name: fail 4040\nrules:\n  - { name: fail 4040, match: { amount: 4040 }, outcome: fail }\nsteps: []\n');
+    const cli = await startCliServer(['--scenario', scenario]);
+    const created = (await api(cli.url, '/api/v1/payment-requests', { body: createBody({ amount: 4040 }) })).body;
+    expect((await api(cli.url, `/api/v1/payment-requests/${created.id}/status`)).body.status).toBe('failed');
+    cli.child.kill('SIGTERM');
+    await cli.exited;
+
+    writeFileSync(scenario, 'rules:\n  - { outcome: explode }\n');
+    const bad = runCli(['serve', '--scenario', scenario]);
+    expect(await bad.exited).toBe(2);
+    expect(bad.output().stderr).toContain(scenario);
+  });
+});
+
 describe('lnpr serve --data', () => {
   it('serves after a restart every record it acknowledged, byte for byte, and keeps account clocks', async () => {
     const file = dataFile();
