@@ -111,7 +111,7 @@ describe('probability', () => {
 });
 
 describe('account rules through the control API', () => {
-  it('installs rules for the account only, ahead of the fixed ones, and reset removes them', async () => {
+  it('installs rules for the account only, ahead of the fixed ones; reset keeps them, PUT [] removes them', async () => {
     const put = await server.api('/sandbox/v1/rules', { method: 'PUT', body: { rules: [{ name: 'mine fail', outcome: 'fail', after: 1 }] } });
     expect(put.status).toBe(200);
     expect(put.body.rules).toEqual([{ name: 'mine fail', outcome: 'fail', after: 1 }]);
@@ -121,6 +121,8 @@ describe('account rules through the control API', () => {
     expect((await read(mine.id)).status).toBe('failed');
     expect((await server.api('/sandbox/v1/rules', { key: KEYS.nwc })).body.rules).toEqual([]);
     await server.api('/sandbox/v1/reset', { method: 'POST' });
+    expect((await server.api('/sandbox/v1/rules')).body.rules).toHaveLength(1);
+    await server.api('/sandbox/v1/rules', { method: 'PUT', body: { rules: [] } });
     expect((await server.api('/sandbox/v1/rules')).body.rules).toEqual([]);
   });
 

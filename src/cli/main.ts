@@ -2,6 +2,9 @@
 /** `lnpr`: the command-line entry. Each subcommand lives in its own file. */
 import { StoreLockedError } from '../store/lock-file.node.js';
 import { StoreFileError } from '../store/store-file-error.js';
+import { conformance } from './conformance.js';
+import { fixtures } from './fixtures.js';
+import { scenario } from './scenario.js';
 import { serve, SERVE_USAGE } from './serve.js';
 import { UsageError } from './usage-error.js';
 
@@ -9,6 +12,9 @@ const USAGE = `Usage: lnpr <command> [options]
 
 Commands:
   serve     run the sandbox server (lnpr serve --help)
+  scenario  run scenario files against a server (lnpr scenario --help)
+  fixtures  write deterministic sample data (lnpr fixtures --help)
+  conformance  run the conformance suite against an implementation (lnpr conformance --help)
 
 ${SERVE_USAGE}`;
 
@@ -17,6 +23,12 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve':
       return serve(args);
+    case 'scenario':
+      return scenario(args);
+    case 'fixtures':
+      return fixtures(args);
+    case 'conformance':
+      return conformance(args);
     case undefined:
     case 'help':
     case '--help':

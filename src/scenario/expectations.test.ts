@@ -1,0 +1,113 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
+import { describe, expect, it } from 'vitest';
+import { checkExpectations, type StepResponse } from './expectations.js';
+
+const preimage = '11'.repeat(32);
+const paymentHash = bytesToHex(sha256(hexToBytes(preimage)));
+
+function response(status: number, body: unknown): StepResponse {
+  return { status, body, text: JSON.stringify(body) };
+}
+
+const created = response(201, {
+  id: 'pr_1',
+  status: 'pending',
+  amount: 1000,
+  feeAmount: 5,
+  metadata: { orderId: 'A-1', tags: ['a', 'b'] },
+  paymentHash,
+});
+
+describe('checkExpectations', () => {
+  it('wants a 2xx status when nothing is expected', () => {
+    expect(checkExpectations(undefined, response(204, null))).toEqual([]);
+    expect(checkExpectations(undefined, response(404, {}))).toEqual([{ path: 'status', expected: '2xx', actual: '404' }]);
+    expect(checkExpectations({ body: {} }, response(409, {}))).toEqual([{ path: 'status', expected: '2xx', actual: '409' }]);
+  });
+
+  it('compares an exact status', () => {
+    expect(checkExpectations({ status: 201 }, created)).toEqual([]);
+    expect(checkExpectations({ status: 200 }, created)).toEqual([{ path: 'status', expected: '200', actual: '201' }]);
+  });
+
+  it('matches a body partially and recursively', () => {
+    expect(checkExpectations({ body: { status: 'pending', metadata: { orderId: 'A-1' } } }, created)).toEqual([]);
+    expect(checkExpectations({ body: { status: 'completed', metadata: { orderId: 'B' }, nope: 1 } }, created)).toEqual([
+      { path: 'body.status', expected: '"completed"', actual: '"pending"' },
+      { path: 'body.metadata.orderId', expected: '"B"', actual: '"A-1"' },
+      { path: 'body.nope', expected: '1', actual: '(absent)' },
+    ]);
+  });
+
+  it('compares scalars strictly: 1000 is not "1000"', () => {
+    expect(checkExpectations({ body: { amount: '1000' } }, created)).toEqual([{ path: 'body.amount', expected: '"1000"', actual: '1000' }]);
+  });
+
+  it('compares arrays element by element, with equal length', () => {
+    expect(checkExpectations({ body: { metadata: { tags: ['a', 'b'] } } }, created)).toEqual([]);
+    expect(checkExpectations({ body: { metadata: { tags: ['a'] } } }, created)).toEqual([
+      { path: 'body.metadata.tags.length', expected: '1', actual: '2' },
+    ]);
+    expect(checkExpectations({ body: { metadata: { tags: ['a', 'c'] } } }, created)).toEqual([
+      { path: 'body.metadata.tags[1]', expected: '"c"', actual: '"b"' },
+    ]);
+    const errors = response(400, { error: { details: [{ field: 'amount', code: 'x', message: 'm' }] } });
+    expect(checkExpectations({ status: 400, body: { error: { details: [{ field: 'amount' }] } } }, errors)).toEqual([]);
+  });
+
+  it('with exactBody, extra fields are mismatches at every level', () => {
+    const status = response(200, { status: 'completed' });
+    expect(checkExpectations({ body: { status: 'completed' }, exactBody: true }, status)).toEqual([]);
+    expect(checkExpectations({ body: { status: 'completed' }, exactBody: true }, response(200, { status: 'completed', extra: 1 }))).toEqual([
+      { path: 'body.extra', expected: '(absent)', actual: '1' },
+    ]);
+    expect(checkExpectations({ body: { a: { b: 1 } }, exactBody: true }, response(200, { a: { b: 1, c: 2 } }))).toEqual([
+      { path: 'body.a.c', expected: '(absent)', actual: '2' },
+    ]);
+  });
+
+  it('checks that top-level fields are absent', () => {
+    expect(checkExpectations({ absent: ['preimage', 'destinationWallet'] }, created)).toEqual([]);
+    expect(checkExpectations({ absent: ['feeAmount'] }, created)).toEqual([{ path: 'body.feeAmount', expected: '(absent)', actual: '5' }]);
+  });
+
+  it('checks an error code, and an expected error makes a 4xx the point', () => {
+    const conflict = response(409, { error: { code: 'invalid_transition', message: 'no' } });
+    expect(checkExpectations({ error: 'invalid_transition' }, conflict)).toEqual([]);
+    expect(checkExpectations({ status: 409, error: 'invalid_transition' }, conflict)).toEqual([]);
+    expect(checkExpectations({ error: 'payment_request_not_found' }, conflict)).toEqual([
+      { path: 'body.error.code', expected: '"payment_request_not_found"', actual: '"invalid_transition"' },
+    ]);
+    expect(checkExpectations({ error: 'invalid_transition' }, created)).toEqual([
+      { path: 'body.error.code', expected: '"invalid_transition"', actual: '(absent)' },
+    ]);
+  });
+
+  it('checks sha256(preimage) against the body\'s payment hash', () => {
+    const paid = response(200, { preimage, paymentHash });
+    expect(checkExpectations({ preimageMatchesPaymentHash: true }, paid)).toEqual([]);
+    const wrong = response(200, { preimage: '22'.repeat(32), paymentHash });
+    expect(checkExpectations({ preimageMatchesPaymentHash: true }, wrong)).toEqual([
+      { path: 'sha256(body.preimage)', expected: JSON.stringify(paymentHash), actual: JSON.stringify(bytesToHex(sha256(hexToBytes('22'.repeat(32))))) },
+    ]);
+    expect(checkExpectations({ preimageMatchesPaymentHash: true }, created)).toEqual([
+      { path: 'body.preimage', expected: 'a 32-byte hex preimage', actual: '(absent)' },
+    ]);
+  });
+
+  it('checks sha256(preimage) against a given hash, in either case', () => {
+    const paid = response(200, { status: 'completed', preimage });
+    expect(checkExpectations({ preimageMatches: paymentHash.toUpperCase() }, paid)).toEqual([]);
+    expect(checkExpectations({ preimageMatches: '00'.repeat(32) }, paid)).toHaveLength(1);
+    expect(checkExpectations({ preimageMatches: 'not a hash' }, paid)).toEqual([
+      { path: 'the given hash', expected: 'a 32-byte hex hash', actual: '"not a hash"' },
+    ]);
+  });
+
+  it('reports a body that is not JSON as a mismatch, not a crash', () => {
+    expect(checkExpectations({ body: { status: 'ok' } }, { status: 200, body: '<html>', text: '<html>' })).toEqual([
+      { path: 'body', expected: 'an object', actual: '"<html>"' },
+    ]);
+  });
+});

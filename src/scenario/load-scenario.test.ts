@@ -1,0 +1,132 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadScenario, ScenarioFileError } from './load-scenario.js';
+
+const SCENARIOS = fileURLToPath(new URL('../../scenarios/', import.meta.url));
+
+/** The problems `text` is rejected with. */
+function problemsOf(text: string): string[] {
+  try {
+    loadScenario(text, 'test.yaml');
+  } catch (error) {
+    expect(error).toBeInstanceOf(ScenarioFileError);
+    return (error as ScenarioFileError).problems;
+  }
+  throw new Error('the scenario was accepted');
+}
+
+describe('loadScenario', () => {
+  it.each(readdirSync(SCENARIOS).filter((file) => file.endsWith('.yaml')))('loads the shipped scenario %s', (file) => {
+    const scenario = loadScenario(readFileSync(SCENARIOS + file, 'utf8'), file);
+    expect(scenario.description?.length).toBeGreaterThan(80);
+    // Independence: each starts with a reset of the account it mostly uses.
+    expect(scenario.steps[0]).toMatchObject({ reset: true });
+  });
+
+  it('loads the example of the format in scenarios/README.md', () => {
+    const readme = readFileSync(SCENARIOS + 'README.md', 'utf8');
+    const example = /## Format\n\n```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toBeDefined();
+    expect(loadScenario(example!, 'README.md').steps).toHaveLength(3);
+  });
+
+  it('parses a scenario with keys, rules, references and expectations', () => {
+    const scenario = loadScenario(`
+name: Example
+keys: { nwc: sk_test_nwc }
+rules: [{ name: auto-pay, outcome: complete, after: 5 }]
+steps:
+  - reset: true
+  - create: { amount: 1000 }
+    as: order
+    key: nwc
+    expect: { status: 201, body: { amount: 1000 }, absent: [preimage] }
+  - advance: \${order.amount}
+  - pay: \${order.invoice}
+    expect: { preimageMatches: "\${order.paymentHash}" }
+  - request: { method: GET, path: /healthz }
+    title: the health check
+`);
+    expect(scenario.keys).toEqual({ nwc: 'sk_test_nwc' });
+    expect(scenario.rules).toEqual([{ name: 'auto-pay', outcome: 'complete', after: 5 }]);
+    expect(scenario.steps).toHaveLength(5);
+    expect(scenario.steps[2]).toEqual({ advance: '${order.amount}' });
+  });
+
+  it('names the step, its line and the problem: two actions, none, unknown keys', () => {
+    expect(
+      problemsOf(`name: x
+steps:
+  - reset: true
+  - create: {}
+    pay: abc
+  - title: only a title
+  - read: pr_1
+    expct: { status: 200 }
+`),
+    ).toEqual([
+      'step 2 (line 4): 2 actions (create, pay): a step takes exactly one',
+      expect.stringMatching(/^step 3 \(line 6\): no action: a step takes exactly one of reset, create, read/),
+      expect.stringMatching(/^step 4 \(line 7\): unknown key "expct" \(a step takes one action of/),
+    ]);
+  });
+
+  it('checks the values of actions and expectations', () => {
+    const problems = problemsOf(`name: x
+steps:
+  - advance: -1
+  - advance: soon
+  - freeze: yes
+  - read: 5
+  - as: 1st
+    reset: true
+  - request: { method: GET, path: api, body: {}, rawBody: "" }
+  - read: x
+    expect: { status: "200", exactbody: true }
+  - reset
+`);
+    expect(problems).toEqual([
+      'step 1 (line 3): advance must be a whole number of seconds (0 or more), or one reference such as ${wait.seconds}',
+      'step 2 (line 4): advance must be a whole number of seconds (0 or more), or one reference such as ${wait.seconds}',
+      'step 3 (line 5): freeze must be true',
+      'step 4 (line 6): read must be a payment request id, usually a reference such as ${order.id}',
+      'step 5 (line 7): as must be a name: letters, digits and _, not starting with a digit (not keys)',
+      'step 6 (line 9): request takes body or rawBody, not both',
+      'step 6 (line 9): request.path must be a path starting with /, e.g. /api/v1/payment-requests',
+      'step 7 (line 10): expect: unknown key "exactbody"',
+      'step 7 (line 10): expect.status must be integer',
+      'step 8 (line 12): a step must be a mapping, e.g. `- read: ${order.id}`',
+    ]);
+  });
+
+  it('checks the top level: name, steps, keys, rules', () => {
+    expect(problemsOf('steps: []\nkeys: { default: a }\nrules: [{ outcome: win }]\nextra: 1\n')).toEqual([
+      '"name" is required',
+      'unknown key "extra"',
+      'keys: "default" is not a usable name (letters, digits and _; not default, keys or __proto__)',
+      'rules.0.outcome must be one of "complete", "fail", "expire", "none"',
+      'steps: a scenario needs at least one step',
+    ]);
+    expect(problemsOf('- just a list')).toEqual(['the file must be a mapping with name and steps']);
+    expect(problemsOf('')).toEqual(['the file must be a mapping with name and steps']);
+  });
+
+  it('rejects malformed references before anything runs', () => {
+    expect(problemsOf('name: x\nsteps:\n  - reset: true\n  - read: "${ order id }"\n')).toEqual([
+      'step 2 (line 4): malformed reference ${ order id }: write ${name} or ${name.field}',
+    ]);
+  });
+
+  it('reports YAML syntax errors with their line, and the quoting hint for references in flow style', () => {
+    expect(problemsOf('name: x\nsteps:\n  - read: a\n  - read: b\n    read: c\n')).toEqual(['line 5: Map keys must be unique']);
+    const [first] = problemsOf('name: x\nsteps:\n  - pay: a\n    expect: { preimageMatches: ${a.b} }\n');
+    expect(first).toMatch(/^line 4: .*quote references: "\$\{order\.id\}"/);
+  });
+
+  it('puts the file name and every problem in the message', () => {
+    expect(() => loadScenario('name: x\nsteps:\n  - nope: 1\n', 'scenarios/bad.yaml')).toThrow(
+      /^scenarios\/bad\.yaml is not a valid scenario:\n {2}- step 1 \(line 3\): /,
+    );
+  });
+});
