@@ -98,8 +98,9 @@ export class ApiClient {
         redirect: 'manual',
       });
     } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-      throw new TargetUnreachable(`${method} ${this.baseUrl}${path.slice(0, 100)} failed: ${cause}`);
+      const { cause } = error as { cause?: { code?: string; message?: string } };
+      const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+      throw new TargetUnreachable(`${method} ${this.baseUrl}${path.slice(0, 100)} failed: ${reason}`);
     }
     const text = await response.text();
     let body: unknown;

@@ -48,7 +48,11 @@ export function payCommandDriver(payInvoice: (invoice: string) => Promise<void>)
   const unsupported = (what: string) => () => Promise.reject(new CheckSkipped(`${what} needs the target's control API; a pay command can only pay`));
   return {
     kind: 'pay-command',
-    complete: (request) => payInvoice(request.invoice),
+    // A failing wallet is a failed check with the wallet's own words, not a crash of the check.
+    complete: (request) =>
+      payInvoice(request.invoice).catch((error: unknown) => {
+        throw error instanceof CheckFailure ? error : new CheckFailure(`paying the invoice failed: ${(error as Error).message}`);
+      }),
     fail: unsupported('failing a payment'),
     advanceClock: unsupported('moving the clock'),
   };
