@@ -1,0 +1,226 @@
+/**
+ * `npm run bench`: throughput and latency of GET, GET status and POST on our server (in memory,
+ * and over a JSON file already holding 100,000 records) and on a bare-Fastify floor, all in one
+ * run so their ratios are comparable on a noisy machine; plus start-up time at 100,000 records.
+ * Prints the figures and the targets' verdicts, writes `bench/results.json`. A missed target
+ * exits 0 (it is a figure to read); a server that fails to start, crashes or answers errors
+ * exits 1, because then the figures measure the wrong thing.
+ *
+ * Each case gets a warm-up (BENCH_WARMUP_SECONDS, default 2), then BENCH_SECONDS (default 6)
+ * measured, split into BENCH_ROUNDS (default 3) rounds interleaved with the other cases'.
+ * BENCH_CPU_PROF=DIR writes a V8 CPU profile of every server process into DIR on shutdown.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Request } from 'autocannon';
+import { creates, cycledGets, runLoad, summarize, type CaseFigures, type LoadRun, type Target } from './load.js';
+import { writePrefilledDataFile } from './prefill.js';
+import { caseTable, noiseWarning, ratios, ratioTable, startupChecks, startupTable } from './report.js';
+import { seedThroughApi } from './seed.js';
+import { REPO_ROOT, spawnServer, type ServerProcess } from './server-process.js';
+import { startTimed, type StartupFigures } from './startup.js';
+
+const RECORDS = 100_000;
+/** Records created through the API on the in-memory servers, for their GETs to read. */
+const SEEDED = 1_000;
+const AUTHORIZATION = 'Bearer sk_test_custodial';
+const CREATE_BODY = JSON.stringify({
+  amount: 1000,
+  description: 'Coffee beans',
+  destinationWallet: 'merchant@example.com',
+  metadata: { orderId: 'A-1' },
+});
+// Pino would log every request at the default `info`: that is logging cost, not the server's.
+const SERVE_FLAGS = ['--log-level', 'warn'];
+const RESULTS_FILE = join(REPO_ROOT, 'bench', 'results.json');
+
+/** A measured case: its name, the server it loads and the request it sends. */
+type Case = [string, Target, Request];
+
+const load = {
+  connections: 10,
+  warmupSeconds: positiveFrom('BENCH_WARMUP_SECONDS', 2),
+  seconds: positiveFrom('BENCH_SECONDS', 6),
+  rounds: Math.round(positiveFrom('BENCH_ROUNDS', 3)),
+};
+const roundSeconds = load.seconds / load.rounds;
+const profileDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
+const nodeFlags = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+
+const code = codeVersion();
+const benchStart = performance.now();
+const servers: ServerProcess[] = [];
+await mkdir(join(REPO_ROOT, 'bench', '.data'), { recursive: true });
+const dataDir = await mkdtemp(join(REPO_ROOT, 'bench', '.data', 'run-'));
+let answeredErrors = false;
+try {
+  console.log(
+    `lnpr-sandbox bench: node ${process.version}, ${cpus().length} CPUs, ${load.connections} connections, ` +
+      `${load.warmupSeconds} s warm-up + ${load.seconds} s measured per case in ${load.rounds} rounds, code ${code ?? 'unknown'}`,
+  );
+  console.log(`servers run in child processes with ${SERVE_FLAGS.join(' ')}: request logging at info would be measured too`);
+  if (profileDir) console.log(`CPU profiles of the servers go to ${profileDir} (profiling slows every server alike)`);
+
+  const dataFile = join(dataDir, 'sandbox.json');
+  const fileIds = await step(`writing ${RECORDS.toLocaleString('en')} records to ${dataFile}`, () =>
+    writePrefilledDataFile(dataFile, RECORDS),
+  );
+  const startups: Record<string, StartupFigures> = {};
+  const recordPath = `/api/v1/payment-requests/${fileIds.at(-1)!}`;
+  const onFile = await step('starting json-file 100k (timed)', () =>
+    startTimed('json-file 100k', ['--data', dataFile, ...SERVE_FLAGS], { authorization: AUTHORIZATION, recordPath }, nodeFlags),
+  );
+  servers.push(onFile.server);
+  startups['json-file 100k'] = onFile.startup;
+  // The same start-up in memory: what the CLI costs before any record is read.
+  const inMemory = await step('starting memory (timed)', () =>
+    startTimed('memory', SERVE_FLAGS, { authorization: AUTHORIZATION }, nodeFlags),
+  );
+  servers.push(inMemory.server);
+  startups.memory = inMemory.startup;
+  const floor = spawnServer('floor', ['bench/floor-server.ts'], nodeFlags);
+  servers.push(floor);
+  const floorTarget: Target = { url: await guarded(floor.url), pid: floor.pid };
+  const memoryTarget: Target = { url: inMemory.url, pid: inMemory.server.pid };
+  const fileTarget: Target = { url: onFile.url, pid: onFile.server.pid };
+
+  const [floorIds, memoryIds] = await step(`creating ${SEEDED} records through the API of floor and memory`, () =>
+    guarded(
+      Promise.all([
+        seedThroughApi(floorTarget.url, AUTHORIZATION, CREATE_BODY, SEEDED, load.connections),
+        seedThroughApi(memoryTarget.url, AUTHORIZATION, CREATE_BODY, SEEDED, load.connections),
+      ]),
+    ),
+  );
+
+  // Every case of a phase in turn, round after round, so the figures a ratio compares are
+  // measured seconds apart and a burst of other work spoils one round of each at most. Reads
+  // form one phase (a target compares GET status with the floor's GET); POSTs come last, as
+  // they add records.
+  const targets: Array<[string, Target, string[]]> = [
+    ['floor', floorTarget, floorIds],
+    ['memory', memoryTarget, memoryIds],
+    ['json-file 100k', fileTarget, fileIds],
+  ];
+  const phases: Array<[string, Case[]]> = [
+    [
+      'GET and GET status',
+      [
+        ...targets.map(([server, target, ids]): Case => [`${server} GET`, target, cycledGets(ids, AUTHORIZATION, '')]),
+        ...targets.map(([server, target, ids]): Case => [`${server} GET status`, target, cycledGets(ids, AUTHORIZATION, '/status')]),
+      ],
+    ],
+    ['POST', targets.map(([server, target]): Case => [`${server} POST`, target, creates(AUTHORIZATION, CREATE_BODY)])],
+  ];
+  const pids = servers.map((server) => server.pid);
+  const cases: Record<string, CaseFigures> = {};
+  for (const [phase, group] of phases) {
+    const runs = new Map<string, LoadRun[]>(group.map(([name]) => [name, []]));
+    await step(`measuring ${phase} (warm-up, then ${load.rounds} rounds of each case)`, async () => {
+      // Warm-up answers are dropped: the JIT and the connections settle first.
+      for (const [, target, request] of group) await guarded(runLoad(target, request, load.connections, load.warmupSeconds, pids));
+      for (let round = 0; round < load.rounds; round++) {
+        for (const [name, target, request] of group) {
+          runs.get(name)!.push(await guarded(runLoad(target, request, load.connections, roundSeconds, pids)));
+        }
+      }
+    });
+    for (const [name, caseRuns] of runs) cases[name] = summarize(caseRuns);
+  }
+
+  const measuredRatios = ratios(cases);
+  const checks = startupChecks(onFile.startup);
+  const warning = noiseWarning(cases, startups);
+  console.log(`\n${caseTable(cases)}\n\n${ratioTable(measuredRatios)}\n\n${startupTable(startups, checks)}\n`);
+  if (warning) console.log(`${warning}\n`);
+
+  const failing = Object.entries(cases).filter(([, c]) => c.non2xx + c.errors + c.timeouts > 0);
+  for (const [name, c] of failing) {
+    const codes = JSON.stringify(c.statusCodes);
+    console.error(`${name}: ${c.non2xx} non-2xx, ${c.errors} errors, ${c.timeouts} timeouts; status codes ${codes}`);
+  }
+  answeredErrors = failing.length > 0;
+
+  await step('stopping servers', stopAll);
+  const totalSeconds = Math.round((performance.now() - benchStart) / 100) / 10;
+  await writeFile(
+    RESULTS_FILE,
+    `${JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        code,
+        node: process.version,
+        cpus: cpus().length,
+        connections: load.connections,
+        warmupSeconds: load.warmupSeconds,
+        seconds: load.seconds,
+        rounds: load.rounds,
+        records: RECORDS,
+        seededRecords: SEEDED,
+        serveFlags: SERVE_FLAGS,
+        cpuProfile: profileDir !== undefined,
+        cases,
+        ratios: measuredRatios,
+        startup: startups,
+        startupTargets: checks,
+        warning: warning ?? null,
+        totalSeconds,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.log(`bench took ${totalSeconds} s; figures in ${RESULTS_FILE}`);
+  if (answeredErrors) console.error('FAILED: some answers were not 2xx, so these figures do not measure the API');
+} catch (error) {
+  console.error(`bench FAILED: ${(error as Error).message}`);
+  process.exitCode = 1;
+  await stopAll().catch((stopError: unknown) => console.error((stopError as Error).message));
+} finally {
+  await rm(dataDir, { recursive: true, force: true });
+}
+if (answeredErrors) process.exitCode = 1;
+// Start-up pollers of a failed run may still be waiting on a dead port.
+process.exit();
+
+/** Stops every server started so far; rejects if any did not exit cleanly. */
+async function stopAll(): Promise<void> {
+  const results = await Promise.allSettled(servers.splice(0).map((server) => server.stop()));
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
+  if (failures.length > 0) throw new Error(failures.join('\n'));
+}
+
+/** `work`, abandoned as soon as any server process dies. */
+function guarded<T>(work: Promise<T>): Promise<T> {
+  return Promise.race([work, ...servers.map((server) => server.crashed)]);
+}
+
+async function step<T>(what: string, work: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  process.stdout.write(`${what}... `);
+  const result = await work();
+  console.log(`${((performance.now() - start) / 1000).toFixed(1)} s`);
+  return result;
+}
+
+/** The checkout's commit, `-dirty` with uncommitted changes: figures belong to a version of the code. */
+function codeVersion(): string | undefined {
+  try {
+    return execFileSync('git', ['describe', '--always', '--dirty'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function positiveFrom(variable: string, fallback: number): number {
+  const text = process.env[variable];
+  const value = text === undefined ? fallback : Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${variable} must be a positive number (got "${text}")`);
+  return value;
+}
