@@ -1,9 +1,20 @@
-/** Small helpers the checks share: assertions with readable messages, and creating a request. */
-import { CheckFailure, type CheckContext } from '../check.js';
+/** Small helpers the checks share: assertions with readable messages, creating and reading requests. */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { CheckFailure, CheckSkipped, type CheckContext } from '../check.js';
 import type { ApiAnswer, ApiCall } from '../client.js';
 
 /** The collection path of v1. */
 export const COLLECTION = '/api/v1/payment-requests';
+
+/** The four states of the spec. */
+export const STATES = ['pending', 'completed', 'expired', 'failed'] as const;
+
+/** The metadata the shared request is created with: nested, so "returned as given" is tested deeply. */
+export const SHARED_METADATA = Object.freeze({ orderId: 'conformance-1', nested: { sku: ['a', 'b'], qty: 2, gift: false } });
+
+/** The `expiresIn` of the second shared request (not the default, and not a round hour). */
+export const SHARED_EXPIRES_IN = 600;
 
 /** A create body every conforming implementation accepts. */
 export function validBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -25,17 +36,202 @@ export function describeBody(answer: ApiAnswer): string {
   return answer.text.length > 300 ? `${answer.text.slice(0, 300)}…` : answer.text;
 }
 
-/** Creates a payment request; fails the check unless the target answers 201 with a JSON object. */
-export async function createPaymentRequest(context: CheckContext, overrides: Record<string, unknown> = {}, call: ApiCall = {}): Promise<any> {
-  const answer = await context.client.post(COLLECTION, { body: validBody(overrides), ...call });
-  assertStatus(answer, 201, `POST ${COLLECTION}`);
-  assert(answer.isJson && typeof answer.body === 'object' && answer.body !== null, `POST ${COLLECTION}: the 201 body is not a JSON object`);
+/** A value for a message: JSON, cut short. */
+export function show(value: unknown): string {
+  if (value === undefined) return 'absent';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+/** Whether `value` is a plain JSON object (not null, not an array). */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether `body` has its own property `field` (present, even if null). */
+export function has(body: unknown, field: string): boolean {
+  return isObject(body) && Object.prototype.hasOwnProperty.call(body, field);
+}
+
+/** Deep equality of JSON values; key order is irrelevant. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, index) => deepEqual(item, b[index]));
+  }
+  if (!isObject(a) || !isObject(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => has(b, key) && deepEqual(a[key], b[key]));
+}
+
+/** POSTs a create body (the valid one with `overrides`) and returns the answer as it came. */
+export function postCreate(context: CheckContext, overrides: Record<string, unknown> = {}, call: ApiCall = {}): Promise<ApiAnswer> {
+  return context.client.post(COLLECTION, { body: validBody(overrides), ...call });
+}
+
+/** Fails unless a create answer is 201 with a JSON object; returns the object. */
+export function expectCreated(answer: ApiAnswer, what = `POST ${COLLECTION}`): Record<string, any> {
+  assertStatus(answer, 201, what);
+  assert(isObject(answer.body), `${what}: expected a JSON object in the 201 body, got ${describeBody(answer) || 'an empty body'}`);
   return answer.body;
 }
 
+/** Creates a payment request; fails the check unless the target answers 201 with a JSON object. */
+export async function createPaymentRequest(context: CheckContext, overrides: Record<string, unknown> = {}, call: ApiCall = {}): Promise<any> {
+  return expectCreated(await postCreate(context, overrides, call));
+}
+
+/** The answer to the shared create (main key, valid body with nested metadata), sent once per run. */
+export function sharedCreateAnswer(context: CheckContext): Promise<ApiAnswer> {
+  return context.shared('create answer: with metadata', () => postCreate(context, { metadata: SHARED_METADATA }));
+}
+
 /** One payment request created with the main key and the valid body, shared by the checks that only read it. */
-export function sharedPaymentRequest(context: CheckContext): Promise<any> {
-  return context.shared('payment request with metadata', () =>
-    createPaymentRequest(context, { metadata: { orderId: 'conformance-1', nested: { sku: ['a', 'b'], qty: 2 } } }),
+export async function sharedPaymentRequest(context: CheckContext): Promise<any> {
+  return expectCreated(await sharedCreateAnswer(context), `POST ${COLLECTION} with a valid body and metadata`);
+}
+
+/** The body of the second shared request: no metadata, an explicit `expiresIn`, another amount. */
+export const SECOND_BODY = Object.freeze({ amount: 2500, description: 'lnpr conformance check, expiresIn given', expiresIn: SHARED_EXPIRES_IN });
+
+/** A second shared payment request (no metadata, `expiresIn` 600). */
+export function sharedSecondRequest(context: CheckContext): Promise<any> {
+  return context.shared('payment request with expiresIn', () => createPaymentRequest(context, { ...SECOND_BODY }));
+}
+
+/** A payment request created with the NWC key; only for checks that need `nwcKey`. */
+export function sharedNwcRequest(context: CheckContext): Promise<any> {
+  const nwcKey = context.options.nwcKey;
+  if (nwcKey === undefined) throw new CheckSkipped('needs a key of an NWC account (--nwc-key)');
+  return context.shared('payment request of the NWC key', async () =>
+    expectCreated(await postCreate(context, { description: 'lnpr conformance check, NWC account' }, { key: nwcKey }), `POST ${COLLECTION} with the NWC key`),
   );
+}
+
+/** The path of one payment request (and its status). */
+export function requestPath(id: string, status = false): string {
+  return `${COLLECTION}/${encodeURIComponent(id)}${status ? '/status' : ''}`;
+}
+
+/** GETs a payment request; fails unless 200 with a JSON object. */
+export async function getPaymentRequest(context: CheckContext, id: string, call: ApiCall = {}): Promise<Record<string, any>> {
+  const answer = await context.client.get(requestPath(id), call);
+  assertStatus(answer, 200, `GET ${requestPath(id)}`);
+  assert(isObject(answer.body), `GET ${requestPath(id)}: expected a JSON object, got ${describeBody(answer) || 'an empty body'}`);
+  return answer.body;
+}
+
+/** GETs a payment request's status endpoint; fails unless 200 with exactly `{"status": <one of the four>}`. */
+export async function getStatus(context: CheckContext, id: string, call: ApiCall = {}): Promise<string> {
+  const answer = await context.client.get(requestPath(id, true), call);
+  return expectExactStatus(answer, `GET ${requestPath(id, true)}`);
+}
+
+/**
+ * The status a status endpoint reports, leniently (any extra fields ignored), for checks about the
+ * state rather than the shape: `status` of a 200 JSON object, else a description of the answer.
+ */
+export async function reportedStatus(context: CheckContext, id: string, call: ApiCall = {}): Promise<unknown> {
+  const answer = await context.client.get(requestPath(id, true), call);
+  return answer.status === 200 && isObject(answer.body) ? answer.body.status : `HTTP ${answer.status} ${describeBody(answer)}`;
+}
+
+/** Fails unless a status answer is 200 with exactly one field, `status`, one of the four states. */
+export function expectExactStatus(answer: ApiAnswer, what: string): string {
+  assertStatus(answer, 200, what);
+  assert(isObject(answer.body), `${what}: expected a JSON object {"status": …}, got ${describeBody(answer) || 'an empty body'}`);
+  const keys = Object.keys(answer.body);
+  assert(keys.length === 1 && keys[0] === 'status', `${what}: expected exactly one field, "status"; got the fields ${show(keys)}`);
+  const status = answer.body.status;
+  assert(typeof status === 'string' && (STATES as readonly string[]).includes(status), `${what}: expected status to be one of ${STATES.join(', ')}; got ${show(status)}`);
+  return status;
+}
+
+/** Whether a number is a whole, non-negative count. */
+export function isWhole(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** 64 hexadecimal digits (either case). */
+export const HEX_64 = /^[0-9a-fA-F]{64}$/;
+
+/** ISO 8601 in UTC (`Z` or `+00:00`), seconds always, a fraction optional. */
+const ISO_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|\+00:00)$/;
+
+/** Whether `value` is an ISO 8601 UTC timestamp; `milliseconds` requires exactly three fraction digits. */
+export function isIsoUtc(value: unknown, milliseconds = false): value is string {
+  if (typeof value !== 'string') return false;
+  const match = ISO_UTC.exec(value);
+  if (!match) return false;
+  if (milliseconds && (match[7] === undefined || match[7].length !== 4)) return false;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  // A real calendar date and time (no 2024-02-30, no 25:00).
+  return (
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    date.getUTCMinutes() === minute &&
+    date.getUTCSeconds() === second
+  );
+}
+
+/** Milliseconds since the epoch of an ISO timestamp (NaN when unreadable). */
+export function timeOf(value: unknown): number {
+  return typeof value === 'string' ? Date.parse(value) : Number.NaN;
+}
+
+/** Lower-case hex SHA-256 of a UTF-8 string or bytes. */
+export function sha256Hex(input: string | Uint8Array): string {
+  return bytesToHex(sha256(typeof input === 'string' ? utf8ToBytes(input) : input));
+}
+
+/** Waits `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A field rule of the payment request object: undefined when it holds, else what is wrong. */
+export type FieldRule = (value: unknown) => string | undefined;
+
+const expect = (ok: (value: unknown) => boolean, what: string): FieldRule => (value) => (ok(value) ? undefined : `expected ${what}, got ${show(value)}`);
+
+/** The type and format of each field the spec marks "always" (or "on create; on read"). */
+export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
+  id: expect((v) => typeof v === 'string' && v.startsWith('pr_') && v.length > 3, 'a string "pr_<identifier>"'),
+  status: expect((v) => typeof v === 'string' && (STATES as readonly string[]).includes(v), `one of ${STATES.join(', ')}`),
+  amount: expect((v) => typeof v === 'number' && Number.isFinite(v), 'a number'),
+  description: expect((v) => typeof v === 'string', 'a string'),
+  invoice: expect((v) => typeof v === 'string' && v.length > 0, 'a non-empty string (BOLT11)'),
+  paymentHash: expect((v) => typeof v === 'string' && HEX_64.test(v), 'a string of 64 hex digits'),
+  expiresAt: expect((v) => isIsoUtc(v, true), 'an ISO 8601 UTC timestamp with milliseconds (YYYY-MM-DDTHH:MM:SS.sssZ)'),
+  isNwc: expect((v) => typeof v === 'boolean', 'a boolean'),
+  feeAmount: expect((v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, 'a non-negative number'),
+  feePercentage: expect((v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, 'a non-negative number'),
+  createdAt: expect((v) => isIsoUtc(v), 'an ISO 8601 UTC timestamp (YYYY-MM-DDTHH:MM:SS[.fff]Z)'),
+  updatedAt: expect((v) => isIsoUtc(v), 'an ISO 8601 UTC timestamp (YYYY-MM-DDTHH:MM:SS[.fff]Z)'),
+};
+
+/** Every problem of a payment request object's fields (presence, type, format, hidden fields). */
+export function fieldProblems(body: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  for (const [field, rule] of Object.entries(FIELD_RULES)) {
+    if (!has(body, field)) problems.push(`${field}: expected present, got absent`);
+    else {
+      const problem = rule(body[field]);
+      if (problem !== undefined) problems.push(`${field}: ${problem}`);
+    }
+  }
+  if (has(body, 'destinationWallet')) problems.push('destinationWallet: expected absent (not among the response fields), got present');
+  if (has(body, 'metadata') && body.metadata !== null && !isObject(body.metadata)) problems.push(`metadata: expected an object, got ${show(body.metadata)}`);
+  if (body.isNwc === false && has(body, 'nwcRelay')) problems.push(`nwcRelay: expected absent when isNwc is false, got ${show(body.nwcRelay)}`);
+  if (body.status !== 'completed' && has(body, 'preimage')) problems.push(`preimage: expected absent while ${show(body.status)}, got present`);
+  return problems;
+}
+
+/** Fails with every field problem at once. */
+export function assertFields(body: Record<string, unknown>, what: string): void {
+  const problems = fieldProblems(body);
+  assert(problems.length === 0, `${what}: ${problems.join('; ')}`);
 }

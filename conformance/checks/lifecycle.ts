@@ -1,0 +1,215 @@
+/**
+ * States and transitions (spec: "States and transitions"): a paid request reads `completed` with a
+ * `preimage` whose SHA-256 is `paymentHash` and a later `updatedAt`; a failed one `failed`; one past
+ * its `expiresIn` `expired`; and terminal states stay terminal. Completion works through the target's
+ * `/sandbox/v1` controls or a pay command; the other transitions need the controls.
+ */
+import { hexToBytes } from '@noble/hashes/utils.js';
+import { CheckSkipped, type Check, type CheckContext } from '../check.js';
+import type { ApiAnswer } from '../client.js';
+import type { LifecycleDriver } from '../lifecycle-driver.js';
+import { differences } from './read.js';
+import {
+  assert,
+  createPaymentRequest,
+  describeBody,
+  fieldProblems,
+  getPaymentRequest,
+  expectExactStatus,
+  has,
+  HEX_64,
+  isObject,
+  reportedStatus,
+  requestPath,
+  sha256Hex,
+  show,
+  sleep,
+  timeOf,
+} from './support.js';
+
+const SECTION = 'States and transitions';
+
+/** How long a payment may take to show: a pay command settles asynchronously, a control call at once. */
+const PAY_COMMAND_DEADLINE_MS = 10_000;
+const CONTROLS_DEADLINE_MS = 3_000;
+const POLL_INTERVAL_MS = 200;
+/** `expiresIn` of the requests that are left to expire. */
+const SHORT_EXPIRY = 60;
+
+function driverOf(context: CheckContext): LifecycleDriver {
+  if (context.lifecycle === undefined) throw new CheckSkipped('needs a way to move payment requests on (the /sandbox/v1 control API or --pay-command)');
+  return context.lifecycle;
+}
+
+/** Polls the status endpoint until the request is no longer pending or the deadline passes; returns the last status seen. */
+async function settledStatus(context: CheckContext, id: string): Promise<unknown> {
+  const deadline = Date.now() + settleDeadline(context);
+  let status: unknown;
+  for (;;) {
+    const answer = await context.client.get(requestPath(id, true));
+    status = answer.status === 200 && isObject(answer.body) ? answer.body.status : `HTTP ${answer.status}`;
+    if (status !== 'pending' || Date.now() + POLL_INTERVAL_MS > deadline) return status;
+    await sleep(POLL_INTERVAL_MS);
+  }
+}
+
+function settleDeadline(context: CheckContext): number {
+  return context.lifecycle?.kind === 'controls' ? CONTROLS_DEADLINE_MS : PAY_COMMAND_DEADLINE_MS;
+}
+
+/** Lets the target's time move on by more than a second, so `updatedAt` can differ even at whole seconds. */
+async function letTimePass(driver: LifecycleDriver): Promise<void> {
+  if (driver.kind === 'controls') await driver.advanceClock(1);
+  else await sleep(1100);
+}
+
+interface Completion {
+  created: Record<string, any>;
+  before: Record<string, any>;
+  settled: unknown;
+  after: Record<string, any>;
+  statusAnswer: ApiAnswer;
+}
+
+/** One request, completed through the driver and read back; shared by the completion checks. */
+function sharedCompletion(context: CheckContext): Promise<Completion> {
+  return context.shared('completed request', async () => {
+    const driver = driverOf(context);
+    const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance lifecycle: completion' });
+    const before = await getPaymentRequest(context, created.id);
+    await letTimePass(driver);
+    await driver.complete({ id: created.id, invoice: created.invoice });
+    const settled = await settledStatus(context, created.id);
+    const after = await getPaymentRequest(context, created.id);
+    const statusAnswer = await context.client.get(requestPath(created.id, true));
+    return { created, before, settled, after, statusAnswer };
+  });
+}
+
+/** Requests left to expire: created with `expiresIn` 60, then the account's clock moved on 61 s. */
+function sharedExpired(context: CheckContext): Promise<Array<Record<string, any>>> {
+  return context.shared('expired requests', async () => {
+    const driver = driverOf(context);
+    const requests = await Promise.all(
+      [1, 2].map((n) => createPaymentRequest(context, { amount: 1000, description: `lnpr conformance lifecycle: expiry ${n}`, expiresIn: SHORT_EXPIRY })),
+    );
+    await driver.advanceClock(SHORT_EXPIRY + 1);
+    return requests;
+  });
+}
+
+/** Tries a control transition directly (the driver would fail the check on a refusal, which is right here). */
+async function attempt(context: CheckContext, id: string, transition: 'complete' | 'fail'): Promise<string> {
+  const path = `/sandbox/v1/payment-requests/${encodeURIComponent(id)}/${transition}`;
+  const answer = await context.client.post(path);
+  assert(answer.status < 500, `POST ${path} on a request in a final state: expected a refusal (4xx, e.g. 409), got ${answer.status} ${describeBody(answer)}`);
+  return `POST ${path} answered ${answer.status}`;
+}
+
+/** Fails unless GET and the status endpoint both say `state`, with no preimage unless completed. */
+async function expectState(context: CheckContext, id: string, state: string, why: string): Promise<Record<string, any>> {
+  const read = await getPaymentRequest(context, id);
+  const status = await reportedStatus(context, id);
+  assert(read.status === state && status === state, `${why}: expected status "${state}" on GET and on the status endpoint; GET ${show(read.status)}, status endpoint ${show(status)}`);
+  if (state !== 'completed') assert(!has(read, 'preimage'), `${why}: a ${state} request must not show a preimage, got ${show(read.preimage)}`);
+  return read;
+}
+
+function lifecycleCheck(id: string, title: string, run: Check['run'], needs?: Check['needs']): Check {
+  return { id, title, section: SECTION, level: 'MUST', profile: 'lifecycle', ...(needs ? { needs } : {}), run };
+}
+
+/** The lifecycle checks. */
+export const lifecycleChecks: Check[] = [
+  lifecycleCheck('lifecycle.completes', 'A paid request reads completed', async (context) => {
+    const { settled, after } = await sharedCompletion(context);
+    assert(settled === 'completed', `after payment: expected the status endpoint to say "completed" within ${settleDeadline(context) / 1000} s, got ${show(settled)}`);
+    assert(after.status === 'completed', `after payment: expected GET status "completed", got ${show(after.status)}`);
+  }),
+  lifecycleCheck('lifecycle.preimage', 'A completed request carries a preimage whose SHA-256 is paymentHash', async (context) => {
+    const { after } = await sharedCompletion(context);
+    assert(typeof after.preimage === 'string' && HEX_64.test(after.preimage), `completed: expected preimage 64 hex digits, got ${show(after.preimage)}`);
+    const hash = sha256Hex(hexToBytes(after.preimage.toLowerCase()));
+    assert(hash === String(after.paymentHash).toLowerCase(), `completed: expected SHA-256(preimage) = paymentHash ${show(after.paymentHash)}, got ${hash}`);
+  }),
+  lifecycleCheck('lifecycle.updated-at-moves', 'Completion moves updatedAt forward', async (context) => {
+    const { before, after } = await sharedCompletion(context);
+    assert(
+      timeOf(after.updatedAt) > timeOf(before.updatedAt),
+      `expected updatedAt after completion to be later than ${show(before.updatedAt)} (before), got ${show(after.updatedAt)}`,
+    );
+  }),
+  lifecycleCheck('lifecycle.status-endpoint-completed', 'The status endpoint agrees: exactly {"status": "completed"}', async (context) => {
+    const { created, statusAnswer } = await sharedCompletion(context);
+    const statusAfter = expectExactStatus(statusAnswer, `GET ${requestPath(created.id, true)} after payment`);
+    assert(statusAfter === 'completed', `after payment: expected {"status": "completed"}, got status ${show(statusAfter)}`);
+  }),
+  lifecycleCheck('lifecycle.completed-fields', 'A completed request keeps its other fields, typed and formatted', async (context) => {
+    const { created, after } = await sharedCompletion(context);
+    const problems = [...fieldProblems(after), ...differences(created, after, ['status', 'updatedAt'])];
+    assert(problems.length === 0, `the GET body after completion: ${problems.join('; ')}`);
+  }),
+  lifecycleCheck(
+    'lifecycle.fails',
+    'A failed payment reads failed on both endpoints, without a preimage',
+    async (context) => {
+      const driver = driverOf(context);
+      const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance lifecycle: failure' });
+      await driver.fail({ id: created.id, invoice: created.invoice });
+      await settledStatus(context, created.id);
+      await expectState(context, created.id, 'failed', 'after a failed payment');
+    },
+    ['controls'],
+  ),
+  lifecycleCheck(
+    'lifecycle.expires-by-clock',
+    'A request past its expiresIn reads expired on both endpoints (clock moved on 61 s)',
+    async (context) => {
+      const [request] = await sharedExpired(context);
+      await settledStatus(context, request!.id);
+      await expectState(context, request!.id, 'expired', `${SHORT_EXPIRY + 1} s after creation with expiresIn ${SHORT_EXPIRY}`);
+    },
+    ['controls'],
+  ),
+  lifecycleCheck(
+    'lifecycle.completed-stays-completed',
+    'A completed request stays completed when a failure is attempted',
+    async (context) => {
+      const driver = driverOf(context);
+      const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance lifecycle: completed is final' });
+      await driver.complete({ id: created.id, invoice: created.invoice });
+      await settledStatus(context, created.id);
+      const paid = await expectState(context, created.id, 'completed', 'after payment');
+      const tried = await attempt(context, created.id, 'fail');
+      const read = await expectState(context, created.id, 'completed', `completed, then a failure attempted (${tried})`);
+      assert(read.preimage === paid.preimage, `completed, then a failure attempted: expected the preimage kept, got ${show(read.preimage)} (was ${show(paid.preimage)})`);
+    },
+    ['controls'],
+  ),
+  lifecycleCheck(
+    'lifecycle.expired-stays-expired',
+    'An expired request stays expired when a payment is attempted',
+    async (context) => {
+      const [, request] = await sharedExpired(context);
+      await settledStatus(context, request!.id);
+      await expectState(context, request!.id, 'expired', 'before the payment attempt');
+      const tried = await attempt(context, request!.id, 'complete');
+      await expectState(context, request!.id, 'expired', `expired, then a payment attempted (${tried})`);
+    },
+    ['controls'],
+  ),
+  lifecycleCheck(
+    'lifecycle.failed-stays-failed',
+    'A failed request stays failed when a payment is attempted',
+    async (context) => {
+      const driver = driverOf(context);
+      const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance lifecycle: failed is final' });
+      await driver.fail({ id: created.id, invoice: created.invoice });
+      await settledStatus(context, created.id);
+      await expectState(context, created.id, 'failed', 'after a failed payment');
+      const tried = await attempt(context, created.id, 'complete');
+      await expectState(context, created.id, 'failed', `failed, then a payment attempted (${tried})`);
+    },
+    ['controls'],
+  ),
+];

@@ -1,0 +1,178 @@
+/**
+ * Reading (spec: "Endpoints › Get a payment request", "Endpoints › Get a payment request status"):
+ * GET returns what create returned, the status endpoint is exactly `{"status": …}`, an unknown id is
+ * 404 on both, and another account's request is not readable.
+ */
+import { CheckSkipped, type Check, type CheckContext } from '../check.js';
+import type { ApiAnswer } from '../client.js';
+import {
+  assert,
+  assertFields,
+  deepEqual,
+  describeBody,
+  getPaymentRequest,
+  getStatus,
+  has,
+  reportedStatus,
+  requestPath,
+  sharedNwcRequest,
+  sharedPaymentRequest,
+  show,
+  timeOf,
+} from './support.js';
+
+const GET = 'Endpoints › Get a payment request';
+const STATUS = 'Endpoints › Get a payment request status';
+
+/** The shared request as GET shows it, read once. */
+function sharedRead(context: CheckContext): Promise<Record<string, any>> {
+  return context.shared('GET of the shared request', async () => getPaymentRequest(context, (await sharedPaymentRequest(context)).id));
+}
+
+/** The fields of `created` that `read` lacks or shows differently (updatedAt may move forward). */
+export function differences(created: Record<string, unknown>, read: Record<string, unknown>, ignore: readonly string[] = []): string[] {
+  const problems: string[] = [];
+  for (const [field, value] of Object.entries(created)) {
+    if (ignore.includes(field)) continue;
+    if (field === 'updatedAt') {
+      if (!(timeOf(read.updatedAt) >= timeOf(value))) problems.push(`updatedAt: expected ${show(value)} or later, got ${show(read.updatedAt)}`);
+    } else if (!has(read, field)) problems.push(`${field}: expected ${show(value)}, got absent`);
+    else if (!deepEqual(read[field], value)) problems.push(`${field}: expected ${show(value)}, got ${show(read[field])}`);
+  }
+  return problems;
+}
+
+const UNKNOWN_IDS = ['pr_doesnotexist000', 'doesnotexist000'] as const;
+
+/** Whether an answer reveals a payment request: a field equal to its id, or its invoice or payment hash anywhere. */
+function reveals(answer: ApiAnswer, request: Record<string, any>): string | undefined {
+  const text = answer.text.toLowerCase();
+  if (typeof request.invoice === 'string' && text.includes(request.invoice.toLowerCase())) return 'its invoice';
+  if (typeof request.paymentHash === 'string' && text.includes(request.paymentHash.toLowerCase())) return 'its paymentHash';
+  const hasIdField = (value: unknown): boolean =>
+    typeof value === 'object' && value !== null && Object.entries(value).some(([key, inner]) => (key === 'id' && inner === request.id) || hasIdField(inner));
+  if (answer.isJson && hasIdField(answer.body)) return 'a field "id" equal to its id';
+  return undefined;
+}
+
+/** Cross-account reads: the main key reading the NWC key's request and the other way round. */
+function crossReads(context: CheckContext): Promise<Array<{ what: string; answer: ApiAnswer; request: Record<string, any> }>> {
+  return context.shared('cross-account reads', async () => {
+    const [own, other] = await Promise.all([sharedPaymentRequest(context), sharedNwcRequest(context)]);
+    // Different modes mean different accounts (the mode comes from the account); the same mode may be one account.
+    if (own.isNwc === other.isNwc) throw new CheckSkipped(`both keys create requests with isNwc ${show(own.isNwc)}: they may belong to one account, so neither is "another account"`);
+    const nwcKey = context.options.nwcKey!;
+    const reads = [
+      { what: `GET ${requestPath(other.id)} (NWC key's request) with the main key`, path: requestPath(other.id), key: undefined, request: other },
+      { what: `GET ${requestPath(other.id, true)} (NWC key's request) with the main key`, path: requestPath(other.id, true), key: undefined, request: other },
+      { what: `GET ${requestPath(own.id)} (main key's request) with the NWC key`, path: requestPath(own.id), key: nwcKey, request: own },
+      { what: `GET ${requestPath(own.id, true)} (main key's request) with the NWC key`, path: requestPath(own.id, true), key: nwcKey, request: own },
+    ];
+    return Promise.all(reads.map(async ({ what, path, key, request }) => ({ what, request, answer: await context.client.get(path, key === undefined ? {} : { key }) })));
+  });
+}
+
+/** The read checks. */
+export const readChecks: Check[] = [
+  {
+    id: 'read.get-fields',
+    title: 'GET answers 200 with every field of the payment request, typed and formatted',
+    section: GET,
+    level: 'MUST',
+    profile: 'core',
+    async run(context) {
+      assertFields(await sharedRead(context), 'the GET body');
+    },
+  },
+  {
+    id: 'read.get-equals-create',
+    title: 'GET returns the same fields and values as create (updatedAt may only move forward)',
+    section: GET,
+    level: 'MUST',
+    profile: 'core',
+    async run(context) {
+      const [created, read] = await Promise.all([sharedPaymentRequest(context), sharedRead(context)]);
+      const problems = differences(created, read);
+      assert(problems.length === 0, `GET differs from the 201 body: ${problems.join('; ')}`);
+    },
+  },
+  {
+    id: 'read.get-hidden-fields',
+    title: 'GET shows no destinationWallet, no preimage while pending, no nwcRelay when isNwc is false',
+    section: 'Resources › Payment request',
+    level: 'MUST',
+    profile: 'core',
+    async run(context) {
+      const read = await sharedRead(context);
+      assert(!has(read, 'destinationWallet'), `the GET body: expected no destinationWallet, got ${show(read.destinationWallet)}`);
+      assert(read.status === 'completed' || !has(read, 'preimage'), `the GET body with status ${show(read.status)}: expected no preimage, got one`);
+      assert(read.isNwc !== false || !has(read, 'nwcRelay'), `the GET body with isNwc false: expected no nwcRelay, got ${show(read.nwcRelay)}`);
+    },
+  },
+  {
+    id: 'read.status-exact',
+    title: 'The status endpoint answers exactly {"status": …}, one of the four states',
+    section: STATUS,
+    level: 'MUST',
+    profile: 'core',
+    async run(context) {
+      const { id } = await sharedPaymentRequest(context);
+      await getStatus(context, id);
+    },
+  },
+  {
+    id: 'read.status-agrees',
+    title: 'The status endpoint agrees with GET (pending for a new request)',
+    section: STATUS,
+    level: 'MUST',
+    profile: 'core',
+    async run(context) {
+      const [{ id }, read] = await Promise.all([sharedPaymentRequest(context), sharedRead(context)]);
+      const status = await reportedStatus(context, id);
+      assert(status === read.status && status === 'pending', `expected the status endpoint and GET to say "pending"; status endpoint ${show(status)}, GET ${show(read.status)}`);
+    },
+  },
+  ...UNKNOWN_IDS.map(
+    (unknown, index): Check => ({
+      id: index === 0 ? 'read.unknown-id-404' : 'read.unprefixed-id-404',
+      title: index === 0 ? `An unknown id (${unknown}) → 404 on GET and on the status endpoint` : `An id without the pr_ prefix (${unknown}) → 404 on both endpoints`,
+      section: 'Errors',
+      level: 'MUST',
+      profile: 'core',
+      async run(context) {
+        for (const path of [requestPath(unknown), requestPath(unknown, true)]) {
+          const answer = await context.client.get(path);
+          assert(answer.status === 404, `GET ${path}: expected HTTP 404, got ${answer.status} ${describeBody(answer)}`);
+        }
+      },
+    }),
+  ),
+  {
+    id: 'read.other-account-hidden',
+    title: "Another account's payment request is not readable (4xx, nothing of it revealed)",
+    section: 'Authentication',
+    level: 'MUST',
+    profile: 'core',
+    needs: ['nwcKey'],
+    async run(context) {
+      for (const { what, answer, request } of await crossReads(context)) {
+        assert(answer.status >= 400 && answer.status < 500, `${what}: expected HTTP 404 (or another 4xx), got ${answer.status} ${answer.status === 200 ? '(the request of another account was readable)' : describeBody(answer)}`);
+        const revealed = reveals(answer, request);
+        assert(revealed === undefined, `${what}: the ${answer.status} body reveals ${revealed}`);
+      }
+    },
+  },
+  {
+    id: 'read.other-account-404',
+    title: "Another account's payment request reads as 404, as if it did not exist",
+    section: 'Errors',
+    level: 'SHOULD',
+    profile: 'core',
+    needs: ['nwcKey'],
+    async run(context) {
+      for (const { what, answer } of await crossReads(context)) {
+        assert(answer.status === 404, `${what}: expected HTTP 404, got ${answer.status} ${describeBody(answer)}`);
+      }
+    },
+  },
+];
