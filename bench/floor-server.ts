@@ -1,8 +1,9 @@
 /**
  * The floor the bench compares our server with: bare Fastify doing the least the API's job
- * needs. GET: a bearer check against one fixed key and a Map lookup. POST: JSON.parse, one
- * BOLT11 invoice signed by the signer our server uses in Node (so the signature costs the same),
- * and a Map insert. Run as its own process, like our server: `node --import tsx bench/floor-server.ts`.
+ * needs. GET: a bearer check against one fixed key and a Map lookup, answering the whole payment
+ * request (every field the spec requires, so both servers send responses of the same size). POST:
+ * JSON.parse, one BOLT11 invoice signed by the signer our server uses in Node (so the signature
+ * costs the same), and a Map insert. Run as its own process, like our server: `node --import tsx bench/floor-server.ts`.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
@@ -22,6 +23,13 @@ interface FloorRecord {
   description: string;
   invoice: string;
   paymentHash: string;
+  expiresAt: string;
+  isNwc: boolean;
+  feeAmount: number;
+  feePercentage: number;
+  metadata?: unknown;
+  createdAt: string;
+  updatedAt: string;
 }
 
 const records = new Map<string, FloorRecord>();
@@ -45,14 +53,15 @@ app.get<{ Params: { id: string } }>('/api/v1/payment-requests/:id/status', (requ
 
 app.post<{ Body: string }>('/api/v1/payment-requests', (request, reply) => {
   if (request.headers.authorization !== AUTHORIZATION) return reply.code(401).send(UNAUTHORIZED);
-  const body = JSON.parse(request.body) as { amount: number; description: string };
+  const body = JSON.parse(request.body) as { amount: number; description: string; metadata?: unknown };
   const random = randomBytes(64);
+  const nowMs = Date.now();
   const paymentHash = createHash('sha256').update(random.subarray(0, 32)).digest();
   const invoice = createInvoice(
     {
       network: 'regtest',
       amountSats: body.amount,
-      timestampSeconds: Math.floor(Date.now() / 1000),
+      timestampSeconds: Math.floor(nowMs / 1000),
       paymentHash,
       paymentSecret: random.subarray(32),
       description: body.description,
@@ -68,6 +77,13 @@ app.post<{ Body: string }>('/api/v1/payment-requests', (request, reply) => {
     description: body.description,
     invoice,
     paymentHash: paymentHash.toString('hex'),
+    expiresAt: new Date(nowMs + 3_600_000).toISOString(),
+    isNwc: false,
+    feeAmount: Math.max(10, Math.round(body.amount / 200)),
+    feePercentage: 0.5,
+    ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+    createdAt: new Date(nowMs).toISOString(),
+    updatedAt: new Date(nowMs).toISOString(),
   };
   records.set(record.id, record);
   return reply.code(201).send(record);

@@ -10,7 +10,7 @@
  * measured, split into BENCH_ROUNDS (default 3) rounds interleaved with the other cases'.
  * BENCH_CPU_PROF=DIR writes a V8 CPU profile of every server process into DIR on shutdown.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,6 +19,7 @@ import { creates, cycledGets, runLoad, summarize, type CaseFigures, type LoadRun
 import { writePrefilledDataFile } from './prefill.js';
 import { caseTable, noiseWarning, ratios, ratioTable, startupChecks, startupTable } from './report.js';
 import { seedThroughApi } from './seed.js';
+import { promisify } from 'node:util';
 import { REPO_ROOT, spawnServer, type ServerProcess } from './server-process.js';
 import { startTimed, type StartupFigures } from './startup.js';
 
@@ -63,6 +64,9 @@ try {
   console.log(`servers run in child processes with ${SERVE_FLAGS.join(' ')}: request logging at info would be measured too`);
   if (profileDir) console.log(`CPU profiles of the servers go to ${profileDir} (profiling slows every server alike)`);
 
+  await step('building dist/ (npm run build): servers run the compiled CLI, as installed users do', () =>
+    promisify(execFile)(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT }),
+  );
   const dataFile = join(dataDir, 'sandbox.json');
   const fileIds = await step(`writing ${RECORDS.toLocaleString('en')} records to ${dataFile}`, () =>
     writePrefilledDataFile(dataFile, RECORDS),

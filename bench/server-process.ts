@@ -26,9 +26,12 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `node [nodeFlags] --import tsx <args>` in the checkout. */
-export function spawnServer(name: string, args: string[], nodeFlags: string[] = []): ServerProcess {
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', ...args], {
+/**
+ * Starts `node [nodeFlags] --import tsx <args>` in the checkout, or plain `node [nodeFlags] <args>`
+ * for compiled JavaScript (`viaTsx: false`).
+ */
+export function spawnServer(name: string, args: string[], nodeFlags: string[] = [], viaTsx = true): ServerProcess {
+  const child = spawn(process.execPath, [...nodeFlags, ...(viaTsx ? ['--import', 'tsx'] : []), ...args], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

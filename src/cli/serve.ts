@@ -8,9 +8,7 @@ import type { AccountsConfig } from '../core/accounts.js';
 import { parseAccountsConfig } from '../core/accounts-config.js';
 import { ApiError } from '../core/errors.js';
 import { parseRules } from '../core/rules.js';
-import { loadFixtures } from '../fixtures/load-fixtures.js';
 import type { Rule } from '../schemas/rules.js';
-import { parse as parseYaml } from 'yaml';
 import { buildServer } from '../http/server.js';
 import { NETWORKS, type Network } from '../lightning/networks.js';
 import { createNodeSandbox } from '../sandbox.node.js';
@@ -84,6 +82,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
   });
   if (fixtures !== undefined) {
     try {
+      const { loadFixtures } = await import('../fixtures/load-fixtures.js');
       await loadFixtures(sandbox, fixtures, values.fixtures);
     } catch (error) {
       await sandbox.store.close();
@@ -150,6 +149,7 @@ async function readAccounts(path: string): Promise<AccountsConfig> {
 /** The `rules` of a scenario file (YAML or JSON); its steps are for `lnpr scenario run`. */
 async function readScenarioRules(path: string): Promise<Rule[]> {
   const text = await readText('--scenario', path);
+  const { parse: parseYaml } = await import('yaml');
   let scenario: unknown;
   try {
     scenario = parseYaml(text);

@@ -53,6 +53,9 @@ export interface Caller {
   permissions: ReadonlySet<Permission>;
 }
 
+/** Valid keys seen before, so a known key skips hashing; bounded by the number of configured keys. */
+type KnownKeys = Map<string, Caller>;
+
 interface KeyEntry {
   digest: Uint8Array;
   caller: Caller;
@@ -63,6 +66,7 @@ export class AccountDirectory {
   readonly accounts: ReadonlyMap<string, Account>;
   readonly #keys: KeyEntry[];
   readonly #keyCount: number;
+  readonly #known: KnownKeys = new Map();
 
   constructor(config: AccountsConfig) {
     const accounts = new Map<string, Account>();
@@ -98,8 +102,13 @@ export class AccountDirectory {
     if (!match) {
       throw new ApiError('unauthorized', 'Malformed Authorization header: expected "Bearer <API_KEY>".');
     }
-    const caller = this.#lookUp(match[1]!);
+    const key = match[1]!;
+    // A key that already proved valid is found by a hash lookup of the whole string, which tells
+    // nothing about how much of any stored key a guess matches; every other key takes the
+    // constant-time path. Only configured keys are ever remembered, so the map stays small.
+    const caller = this.#known.get(key) ?? this.#lookUp(key);
     if (!caller) throw new ApiError('unauthorized', 'Invalid API key.');
+    this.#known.set(key, caller);
     return caller;
   }
 

@@ -3,7 +3,7 @@
  * `invalid_request` error whose details name each offending field. Checks a schema cannot state
  * join the same list, so one 400 reports every problem.
  */
-import { Ajv, type AnySchema, type ErrorObject } from 'ajv';
+import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
 import { ApiError, type ErrorDetail } from './errors.js';
 
 /** Checks a parsed body; returns it typed, or throws `invalid_request` with details. */
@@ -17,10 +17,11 @@ export interface BodyValidatorOptions {
   extraProblems?: (body: unknown) => ErrorDetail[];
 }
 
-/** Compiles the validator of `schema`. */
+/** The validator of `schema`, compiled on first use (compiling every schema up front slows start-up). */
 export function compileBodyValidator<T>(schema: AnySchema, { what, extraProblems }: BodyValidatorOptions): BodyValidator<T> {
-  const validate = new Ajv({ allErrors: true, strict: true }).compile<T>(schema);
+  let validate: ValidateFunction<T> | undefined;
   return (body) => {
+    validate ??= new Ajv({ allErrors: true, strict: true }).compile<T>(schema);
     const details = validate(body) ? [] : uniqueDetails((validate.errors ?? []).map(detailOf));
     if (extraProblems) details.push(...extraProblems(body));
     if (details.length > 0) {

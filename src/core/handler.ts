@@ -4,6 +4,7 @@
  * MSW handlers only translate and answer byte for byte alike.
  */
 import { ApiError } from './errors.js';
+import { JsonText } from './json-text.js';
 import { MethodNotAllowed, Router, type PathParams, type Route } from './router.js';
 
 /** A request as a transport hands it over. Header names are lower case. */
@@ -88,7 +89,7 @@ function serialize(reply: RouteReply, method: string): ApiResponse {
   return {
     status: reply.status,
     headers: { ...(reply.body !== undefined ? JSON_HEADERS : {}), ...reply.headers },
-    body: hasBody ? JSON.stringify(reply.body) : '',
+    body: !hasBody ? '' : reply.body instanceof JsonText ? reply.body.text : JSON.stringify(reply.body),
   };
 }
 

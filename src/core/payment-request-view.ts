@@ -3,6 +3,7 @@
  * ever, `preimage` only once completed, `nwcRelay` only in NWC mode), in one fixed key order.
  */
 import type { PaymentRequest } from '../schemas/payment-request.js';
+import { JsonText } from './json-text.js';
 import type { PaymentRequestRecord } from './payment-request.js';
 
 /** The response object of a record. */
@@ -24,4 +25,18 @@ export function toPaymentRequestView(record: PaymentRequestRecord): PaymentReque
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };
+}
+
+// Stored records are immutable values, so each one's JSON is computed once. Derived states
+// (expired on read) are new objects and are serialized afresh.
+const viewJson = new WeakMap<PaymentRequestRecord, string>();
+
+/** The response body of a record, serialized (cached per record). */
+export function paymentRequestJson(record: PaymentRequestRecord): JsonText {
+  let json = viewJson.get(record);
+  if (json === undefined) {
+    json = JSON.stringify(toPaymentRequestView(record));
+    viewJson.set(record, json);
+  }
+  return new JsonText(json);
 }

@@ -22,17 +22,23 @@ export interface RouteMatch<Handler> {
 
 /** Matches requests against a fixed table of routes. */
 export class Router<Handler> {
-  readonly #routes: Array<Route<Handler> & { segments: string[] }>;
+  /** Routes by their number of segments: a request is compared only with routes of its length. */
+  readonly #routesByLength = new Map<number, Array<Route<Handler> & { segments: string[] }>>();
 
   constructor(routes: Array<Route<Handler>>) {
-    this.#routes = routes.map((route) => ({ ...route, segments: route.pattern.split('/').slice(1) }));
+    for (const route of routes) {
+      const segments = route.pattern.split('/').slice(1);
+      const sameLength = this.#routesByLength.get(segments.length) ?? [];
+      sameLength.push({ ...route, segments });
+      this.#routesByLength.set(segments.length, sameLength);
+    }
   }
 
   /** The route for `method` and `path` (no query); throws `route_not_found` or `method_not_allowed`. */
   match(method: string, path: string): RouteMatch<Handler> {
     const segments = path.split('/').slice(1);
     const allowed: string[] = [];
-    for (const route of this.#routes) {
+    for (const route of this.#routesByLength.get(segments.length) ?? []) {
       const params = matchSegments(route.segments, segments);
       if (params === undefined) continue;
       // HEAD is a GET without a body, as HTTP defines it.
@@ -55,7 +61,6 @@ export class MethodNotAllowed extends ApiError {
 }
 
 function matchSegments(pattern: string[], actual: string[]): PathParams | undefined {
-  if (pattern.length !== actual.length) return undefined;
   const params: PathParams = {};
   for (let i = 0; i < pattern.length; i++) {
     const expected = pattern[i]!;
@@ -72,6 +77,7 @@ function matchSegments(pattern: string[], actual: string[]): PathParams | undefi
 }
 
 function decodeSegment(segment: string): string | undefined {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -5,7 +5,7 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { rulesSchema, type Rule } from '../schemas/rules.js';
 import { ApiError, type ErrorDetail } from './errors.js';
 import type { ScheduledOutcome } from './payment-request.js';
@@ -25,10 +25,12 @@ interface CompiledRule {
   description?: RegExp;
 }
 
-const validateRules = new Ajv({ allErrors: true, strict: false }).compile<Rule[]>(rulesSchema);
+let validateRules: ValidateFunction<Rule[]> | undefined;
 
 /** Checks a list of rules; throws `invalid_request` naming each problem (field `rules[i]...`). */
 export function parseRules(value: unknown): Rule[] {
+  if (Array.isArray(value) && value.length === 0) return [];
+  validateRules ??= new Ajv({ allErrors: true, strict: false }).compile<Rule[]>(rulesSchema);
   const details: ErrorDetail[] = validateRules(value)
     ? []
     : (validateRules.errors ?? []).map((e) => ({ field: `rules${e.instancePath.replaceAll('/', '.')}`, code: 'invalid_rule', message: `${e.instancePath || 'rules'} ${e.message ?? 'is invalid'}` }));

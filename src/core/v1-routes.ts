@@ -3,7 +3,7 @@ import type { AccountDirectory } from './accounts.js';
 import type { CreateBodyValidator } from './create-body.js';
 import type { RouteHandler } from './handler.js';
 import { parseJsonBody } from './json-body.js';
-import { toPaymentRequestView } from './payment-request-view.js';
+import { paymentRequestJson } from './payment-request-view.js';
 import type { PaymentRequests } from './payment-requests.js';
 import { authenticated } from './route-auth.js';
 import type { Route } from './router.js';
@@ -27,7 +27,7 @@ export function v1Routes({ directory, paymentRequests, validateCreateBody }: V1R
       handler: authenticated(directory, 'create', async (caller, { request }) => {
         const body = validateCreateBody(parseJsonBody(request.headers['content-type'], request.body));
         const record = await paymentRequests.create(caller, body);
-        return { status: 201, body: toPaymentRequestView(record), headers: { location: `${COLLECTION}/${record.id}` } };
+        return { status: 201, body: paymentRequestJson(record), headers: { location: `${COLLECTION}/${record.id}` } };
       }),
     },
     {
@@ -35,7 +35,7 @@ export function v1Routes({ directory, paymentRequests, validateCreateBody }: V1R
       pattern: `${COLLECTION}/:id`,
       handler: authenticated(directory, 'read', (caller, { params }) => ({
         status: 200,
-        body: toPaymentRequestView(paymentRequests.read(caller, params.id!)),
+        body: paymentRequestJson(paymentRequests.read(caller, params.id!)),
       })),
     },
     {

@@ -8,7 +8,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError, type ErrorCode } from '../core/errors.js';
 import { errorResponse, type ApiResponse, type RequestHandler } from '../core/handler.js';
-import { enableCors } from './cors.js';
+import { applyCors } from './cors.js';
 
 /** Options of `buildServer`. */
 export interface ServerOptions {
@@ -35,7 +35,7 @@ export async function buildServer({ handle, bodyLimit = 1024 * 1024, cors: corsE
     logger: logger === false ? false : { redact: ['req.headers.authorization'], ...(logger === true ? {} : logger) },
     // A URL Fastify cannot decode still goes to the engine, whose router answers 404 for it.
     frameworkErrors: (error, request, reply) =>
-      error.code === 'FST_ERR_BAD_URL' ? forward(handle, request, reply) : send(reply, transportError(error)),
+      error.code === 'FST_ERR_BAD_URL' ? forward(request, reply) : send(reply, transportError(error)),
     // Node itself answers requests without a Host header (bare 400); let the engine answer them.
     http: { requireHostHeader: false },
     clientErrorHandler: (error, socket) => {
@@ -57,37 +57,34 @@ export async function buildServer({ handle, bodyLimit = 1024 * 1024, cors: corsE
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
-  if (corsEnabled) enableCors(app);
-
   // Once closing, answers tell clients to drop the connection, so a graceful stop does not wait
   // for their keep-alive timers.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('connection', 'close');
-  });
 
-  app.route({ method: HTTP_METHODS, url: '*', handler: (request, reply) => forward(handle, request, reply) });
-  app.setNotFoundHandler((request, reply) => forward(handle, request, reply));
+  const forward = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    if (closing) reply.header('connection', 'close');
+    if (corsEnabled && applyCors(request, reply)) return reply.code(204).send();
+    const response = await handle({
+      method: request.method,
+      url: request.url,
+      headers: request.headers as Record<string, string | undefined>,
+      body: typeof request.body === 'string' ? request.body : undefined,
+    });
+    if (response.status >= 500) request.log.error({ url: request.url }, 'internal error');
+    return send(reply, response);
+  };
+
+  app.route({ method: HTTP_METHODS, url: '*', handler: forward });
+  app.setNotFoundHandler(forward);
   app.setErrorHandler((error, request, reply) => {
     const response = transportError(error);
     if (response.status >= 500) request.log.error({ err: error }, 'request failed');
     return send(reply, response);
   });
   return app;
-}
-
-async function forward(handle: RequestHandler, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  const response = await handle({
-    method: request.method,
-    url: request.url,
-    headers: request.headers as Record<string, string | undefined>,
-    body: typeof request.body === 'string' ? request.body : undefined,
-  });
-  if (response.status >= 500) request.log.error({ url: request.url }, 'internal error');
-  return send(reply, response);
 }
 
 /** Writes an error response straight to a socket (no request object exists) and closes it. */
