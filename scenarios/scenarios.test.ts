@@ -5,13 +5,13 @@
  * anyway, since they share the server's accounts), and each file's part of the output is checked.
  */
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScenario } from '../src/scenario/load-scenario.js';
 import { runCli, startCliServer, type CliProcess } from '../test/support/cli-process.js';
+import { freePort } from '../test/support/free-port.js';
 
 const DIR = fileURLToPath(new URL('.', import.meta.url));
 const FILES = readdirSync(DIR)
@@ -149,14 +149,3 @@ describe('lnpr scenario run, when things go wrong', () => {
   });
 });
 
-/** A port nothing listens on (taken, then released). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}

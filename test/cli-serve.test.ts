@@ -1,12 +1,12 @@
 /** `lnpr serve` as users run it: a child process, its banner, signals, flags, data files, crashes. */
 import { request as httpRequest } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, startCliServer } from './support/cli-process.js';
 import { api, createBody, KEYS } from './support/sandbox-server.js';
+import { freePort } from './support/free-port.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lnpr-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -210,13 +210,3 @@ describe('lnpr serve --data', () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}

@@ -189,7 +189,7 @@ describe('conformance() in-process: every other bad usage is a UsageError (main 
   it.each([
     [['--profile', 'everything'], /^--profile must be one of core, lifecycle, full \(got "everything"\)$/],
     [['--reporter', 'xml'], /^--reporter must be one of pretty, junit, json/],
-    [['--min-amount', '0'], /^--min-amount must be a whole number, at least 1/],
+    [['--min-amount', '0'], /^--min-amount must be a whole number at least 1/],
     [['--min-amount', '2.5'], /^--min-amount must be a whole number/],
     [['--pay-command', 'lncli payinvoice'], /^--pay-command must contain \{invoice\}/],
     [['--known-failing', '/nonexistent/known-failing.txt'], /^--known-failing \/nonexistent\/known-failing\.txt: ENOENT/],

@@ -18,6 +18,7 @@ import { formatJunit } from '../../conformance/reporters/junit.js';
 import { formatCheckLine, formatPretty, formatSummary, shouldColor } from '../../conformance/reporters/pretty.js';
 import type { ConformanceResult } from '../../conformance/result.js';
 import { ConformanceUsageError, runConformance } from '../../conformance/run-conformance.js';
+import { oneOf, parseBaseUrl, wholeNumber } from './args.js';
 import { UsageError } from './usage-error.js';
 
 /** The usage text of `lnpr conformance`. */
@@ -241,17 +242,6 @@ function redactor(secrets: string[]): (text: string) => string {
   return (text) => secrets.reduce((result, secret) => result.split(secret).join('[redacted]'), text);
 }
 
-function parseBaseUrl(value: string | undefined): string {
-  if (value === undefined || value === '') throw new UsageError('--base-url URL is required (e.g. --base-url http://127.0.0.1:8787)');
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`--base-url: "${value}" is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--base-url: "${value}" is not an http(s) URL`);
-  return value.replace(/\/+$/, '');
-}
 
 function requiredKey(flag: string, value: string | undefined): string {
   if (value === undefined || value === '') throw new UsageError(`${flag} KEY is required: a key with create and read permission`);
@@ -263,16 +253,7 @@ function optionalKey(flag: string, value: string | undefined): string | undefine
   return value;
 }
 
-function oneOf<T extends string>(flag: string, text: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(text)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got "${text}")`);
-  return text as T;
-}
 
-function wholeNumber(flag: string, text: string, min: number): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || !Number.isSafeInteger(value)) throw new UsageError(`${flag} must be a whole number, at least ${min} (got "${text}")`);
-  return value;
-}
 
 async function readKnownFailing(path: string): Promise<string[]> {
   let text: string;

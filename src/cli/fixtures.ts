@@ -3,12 +3,10 @@
  * The generator (and faker with it) is imported only when this command runs, so `lnpr serve`
  * does not pay for loading it.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { AccountDirectory, type AccountsConfig } from '../core/accounts.js';
-import { parseAccountsConfig } from '../core/accounts-config.js';
 import { NETWORKS } from '../lightning/networks.js';
-import { parsePrivateKey } from '../lightning/node-key.js';
+import { readAccountsFile, wholeNumber } from './args.js';
 import { UsageError } from './usage-error.js';
 
 /** `lnpr fixtures --help`. */
@@ -55,7 +53,7 @@ export async function fixtures(args: string[]): Promise<void> {
   } catch (error) {
     throw new UsageError(`--${(error as Error).message}`);
   }
-  const accounts = values.accounts === undefined ? undefined : await readAccounts(values.accounts);
+  const accounts = values.accounts === undefined ? undefined : await readAccountsFile('--accounts', values.accounts);
 
   const file = await generateFixtures({
     seed,
@@ -79,27 +77,4 @@ export async function fixtures(args: string[]): Promise<void> {
   }
 }
 
-/** The accounts file, checked as `lnpr serve --config` would use it (schema, ids, keys, node keys). */
-async function readAccounts(path: string): Promise<AccountsConfig> {
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, 'utf8'));
-  } catch (error) {
-    throw new UsageError(`--accounts ${path}: ${(error as Error).message}`);
-  }
-  try {
-    const config = parseAccountsConfig(value, path);
-    // What the schema cannot say (duplicate ids, keys of unknown accounts, keys off the curve).
-    new AccountDirectory(config);
-    if (config.serviceNodeKey !== undefined) parsePrivateKey(config.serviceNodeKey);
-    return config;
-  } catch (error) {
-    throw new UsageError(`--accounts ${(error as Error).message}`);
-  }
-}
 
-function wholeNumber(flag: string, text: string, min: number, max: number): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max} (got "${text}")`);
-  return value;
-}

@@ -9,6 +9,7 @@ import { loadScenario, ScenarioFileError } from '../scenario/load-scenario.js';
 import { countSteps, formatScenarioEnd, formatStep, formatSummary } from '../scenario/report.js';
 import { runScenario, TargetUnreachableError, type ScenarioResult } from '../scenario/run-scenario.js';
 import type { Scenario } from '../scenario/scenario-schema.js';
+import { parseBaseUrl } from './args.js';
 import { UsageError } from './usage-error.js';
 
 /** The usage text of `lnpr scenario`. */
@@ -93,17 +94,6 @@ function readScenario(file: string): Scenario {
   }
 }
 
-function parseBaseUrl(value: string | undefined): string {
-  if (value === undefined || value === '') throw new UsageError('--base-url URL is required (e.g. --base-url http://127.0.0.1:8787)');
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`--base-url: "${value}" is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--base-url: "${value}" is not an http(s) URL`);
-  return value.replace(/\/+$/, '');
-}
 
 /** `--key nwc=sk_...` pairs; `default` is the --api-key and cannot be renamed here. */
 function parseKeys(pairs: string[]): Record<string, string> {

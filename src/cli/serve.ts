@@ -2,17 +2,15 @@
  * `lnpr serve`: the sandbox over HTTP. Prints the URL and the keys it accepts, serves until
  * SIGINT/SIGTERM, then finishes in-flight requests, flushes storage and exits 0.
  */
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import type { AccountsConfig } from '../core/accounts.js';
-import { parseAccountsConfig } from '../core/accounts-config.js';
 import { ApiError } from '../core/errors.js';
 import { parseRules } from '../core/rules.js';
 import type { Rule } from '../schemas/rules.js';
 import { buildServer } from '../http/server.js';
-import { NETWORKS, type Network } from '../lightning/networks.js';
+import { NETWORKS } from '../lightning/networks.js';
 import { createNodeSandbox } from '../sandbox.node.js';
 import type { Sandbox } from '../sandbox.js';
+import { oneOf, readAccountsFile, readJsonFile, readTextFile, wholeNumber } from './args.js';
 import { UsageError } from './usage-error.js';
 
 /** `lnpr serve --help`. */
@@ -66,9 +64,9 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
   const clock = oneOf('--clock', values.clock ?? 'running', ['running', 'frozen'] as const);
   const minAmount = values['min-amount'] === undefined ? undefined : wholeNumber('--min-amount', values['min-amount'], 1);
   const bodyLimit = wholeNumber('--body-limit', values['body-limit'] ?? '1048576', 1);
-  const accounts = values.config === undefined ? undefined : await readAccounts(values.config);
+  const accounts = values.config === undefined ? undefined : await readAccountsFile('--config', values.config);
   const rules = (await Promise.all((values.scenario ?? []).map(readScenarioRules))).flat();
-  const fixtures = values.fixtures === undefined ? undefined : await readJson('--fixtures', values.fixtures);
+  const fixtures = values.fixtures === undefined ? undefined : await readJsonFile('--fixtures', values.fixtures);
 
   const sandbox = await createNodeSandbox({
     network,
@@ -137,18 +135,10 @@ function banner(url: string, sandbox: Sandbox, dataFile: string | undefined): st
   ].join('\n');
 }
 
-async function readAccounts(path: string): Promise<AccountsConfig> {
-  const value = await readJson('--config', path);
-  try {
-    return parseAccountsConfig(value, path);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
 
 /** The `rules` of a scenario file (YAML or JSON); its steps are for `lnpr scenario run`. */
 async function readScenarioRules(path: string): Promise<Rule[]> {
-  const text = await readText('--scenario', path);
+  const text = await readTextFile('--scenario', path);
   const { parse: parseYaml } = await import('yaml');
   let scenario: unknown;
   try {
@@ -164,30 +154,6 @@ async function readScenarioRules(path: string): Promise<Rule[]> {
   }
 }
 
-async function readJson(flag: string, path: string): Promise<unknown> {
-  const text = await readText(flag, path);
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${flag} ${path}: not valid JSON: ${(error as Error).message}`);
-  }
-}
 
-async function readText(flag: string, path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`${flag} ${path}: ${(error as Error).message}`);
-  }
-}
 
-function wholeNumber(flag: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max} (got "${text}")`);
-  return value;
-}
 
-function oneOf<T extends string>(flag: string, text: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(text)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got "${text}")`);
-  return text as T;
-}
