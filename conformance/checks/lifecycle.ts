@@ -5,12 +5,13 @@
  * `/sandbox/v1` controls or a pay command; the other transitions need the controls.
  */
 import { hexToBytes } from '@noble/hashes/utils.js';
-import { CheckSkipped, type Check, type CheckContext } from '../check.js';
+import { CheckFailure, CheckSkipped, type Check, type CheckContext } from '../check.js';
 import type { ApiAnswer } from '../client.js';
 import type { LifecycleDriver } from '../lifecycle-driver.js';
 import { differences } from './read.js';
 import {
   assert,
+  COLLECTION,
   createPaymentRequest,
   describeBody,
   fieldProblems,
@@ -25,6 +26,7 @@ import {
   show,
   sleep,
   timeOf,
+  validBody,
 } from './support.js';
 
 const SECTION = 'States and transitions';
@@ -33,8 +35,11 @@ const SECTION = 'States and transitions';
 const PAY_COMMAND_DEADLINE_MS = 10_000;
 const CONTROLS_DEADLINE_MS = 3_000;
 const POLL_INTERVAL_MS = 200;
-/** `expiresIn` of the requests that are left to expire. */
-const SHORT_EXPIRY = 60;
+/**
+ * `expiresIn` of the requests that are left to expire, shortest first: the bounds of `expiresIn`
+ * are an open point, so a target that refuses 60 s is asked for the next one, then the default.
+ */
+const EXPIRY_CANDIDATES = [60, 300, 3600] as const;
 
 function driverOf(context: CheckContext): LifecycleDriver {
   if (context.lifecycle === undefined) throw new CheckSkipped('needs a way to move payment requests on (the /sandbox/v1 control API or --pay-command)');
@@ -87,15 +92,26 @@ function sharedCompletion(context: CheckContext): Promise<Completion> {
 }
 
 /** Requests left to expire: created with `expiresIn` 60, then the account's clock moved on 61 s. */
-function sharedExpired(context: CheckContext): Promise<Array<Record<string, any>>> {
+function sharedExpired(context: CheckContext): Promise<Array<Record<string, any>> & { expiresIn: number }> {
   return context.shared('expired requests', async () => {
     const driver = driverOf(context);
+    const expiresIn = await acceptedShortExpiry(context);
     const requests = await Promise.all(
-      [1, 2].map((n) => createPaymentRequest(context, { amount: 1000, description: `lnpr conformance lifecycle: expiry ${n}`, expiresIn: SHORT_EXPIRY })),
+      [1, 2].map((n) => createPaymentRequest(context, { amount: 1000, description: `lnpr conformance lifecycle: expiry ${n}`, expiresIn })),
     );
-    await driver.advanceClock(SHORT_EXPIRY + 1);
-    return requests;
+    await driver.advanceClock(expiresIn + 1);
+    return Object.assign(requests, { expiresIn });
   });
+}
+
+/** The shortest candidate `expiresIn` the target accepts (probed with a create; a 400 means "too short"). */
+async function acceptedShortExpiry(context: CheckContext): Promise<number> {
+  for (const expiresIn of EXPIRY_CANDIDATES) {
+    const answer = await context.client.post(COLLECTION, { body: validBody({ description: 'lnpr conformance lifecycle: expiry probe', expiresIn }) });
+    if (answer.status === 201) return expiresIn;
+    assert(answer.status === 400, `POST ${COLLECTION} with expiresIn ${expiresIn}: expected 201 (or 400 if too short), got ${answer.status} ${describeBody(answer)}`);
+  }
+  throw new CheckFailure(`the target refused every expiresIn tried (${EXPIRY_CANDIDATES.join(', ')} s), 3600 (the spec's default) included`);
 }
 
 /** Tries a control transition directly (the driver would fail the check on a refusal, which is right here). */
@@ -165,9 +181,10 @@ export const lifecycleChecks: Check[] = [
     'lifecycle.expires-by-clock',
     'A request past its expiresIn reads expired on both endpoints (clock moved on 61 s)',
     async (context) => {
-      const [request] = await sharedExpired(context);
+      const expired = await sharedExpired(context);
+      const [request] = expired;
       await settledStatus(context, request!.id);
-      await expectState(context, request!.id, 'expired', `${SHORT_EXPIRY + 1} s after creation with expiresIn ${SHORT_EXPIRY}`);
+      await expectState(context, request!.id, 'expired', `${expired.expiresIn + 1} s after creation with expiresIn ${expired.expiresIn}`);
     },
     ['controls'],
   ),

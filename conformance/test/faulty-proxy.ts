@@ -1,0 +1,230 @@
+/**
+ * An HTTP proxy in front of a real server that rewrites requests and responses: the way the
+ * conformance tests build faulty (and conforming but different) implementations from ours. Each
+ * `Fault` sees requests and responses as parsed JSON and may change them, answer on its own, or
+ * make its own calls upstream; a body it leaves alone is passed through byte for byte.
+ */
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Which endpoint a request is for, so faults need not parse paths. */
+export type RouteKind = 'create' | 'read' | 'status' | 'control' | 'other';
+
+/** A request as a fault sees it (mutable). */
+export interface ProxyRequest {
+  method: string;
+  /** Path and query, e.g. `/api/v1/payment-requests/pr_x/status`. */
+  path: string;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  /** The parsed JSON body; undefined when the body is absent or not JSON. Changing it re-serializes. */
+  body: any;
+  /** The raw body as received. */
+  text: string;
+  /** The bearer key sent, or undefined. */
+  readonly key: string | undefined;
+  readonly route: RouteKind;
+  /** The `{id}` of a read, status or control call, as the client sent it. */
+  readonly id: string | undefined;
+}
+
+/** A response as a fault sees it (mutable). */
+export interface ProxyResponse {
+  status: number;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  /** The parsed JSON body; undefined when not JSON. Changing it re-serializes. */
+  body: any;
+  /** The raw body; to answer with something that is not JSON, set it and set `body` to undefined. */
+  text: string;
+}
+
+/** What a fault may use besides the request and response. */
+export interface ProxyContext {
+  /** A call of its own to the upstream server (e.g. to create another request or try another key). */
+  upstream(method: string, path: string, init?: { key?: string; body?: unknown }): Promise<ProxyResponse>;
+}
+
+/** One way of changing an implementation's behaviour. Hooks may keep state in their closure. */
+export interface Fault {
+  name: string;
+  description: string;
+  /** Rewrites the request in place, or answers it without the upstream by returning a response. */
+  request?(req: ProxyRequest, ctx: ProxyContext): void | ProxyResponse | Promise<void | ProxyResponse>;
+  /** Rewrites the upstream's response in place. */
+  response?(req: ProxyRequest, res: ProxyResponse, ctx: ProxyContext): void | Promise<void>;
+}
+
+/** A running proxy. */
+export interface RunningProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+const COLLECTION = '/api/v1/payment-requests';
+/** Headers that belong to one connection (and accept-encoding, so the upstream never compresses what a fault reads). */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade', 'te', 'trailer', 'accept-encoding']);
+
+/** Starts a proxy on 127.0.0.1 (a free port) in front of `upstreamUrl`, applying `fault`. */
+export async function startProxy(upstreamUrl: string, fault: Fault): Promise<RunningProxy> {
+  const target = new URL(upstreamUrl);
+  const agent = new Agent({ keepAlive: true });
+  /** One request upstream over node:http (cheaper than fetch, and bytes pass untouched). */
+  const sendUpstream = (method: string, path: string, headers: Record<string, string>, body?: Buffer | string) =>
+    new Promise<ProxyResponse>((resolve, reject) => {
+      const request = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          method,
+          path,
+          agent,
+          headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', reject);
+          response.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            const responseHeaders: Record<string, string> = {};
+            for (const [name, value] of Object.entries(response.headers)) {
+              if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+            }
+            const parsed = parseJson(text);
+            resolve({ status: response.statusCode ?? 502, headers: responseHeaders, body: parsed.ok ? parsed.value : undefined, text });
+          });
+        },
+      );
+      request.on('error', reject);
+      request.end(body);
+    });
+  const ctx: ProxyContext = {
+    upstream(method, path, init = {}) {
+      return sendUpstream(
+        method,
+        path,
+        {
+          accept: 'application/json',
+          ...(init.key !== undefined ? { authorization: `Bearer ${init.key}` } : {}),
+          ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        init.body !== undefined ? JSON.stringify(init.body) : undefined,
+      );
+    },
+  };
+
+  const server: Server = createServer((incoming, outgoing) => {
+    handle(incoming, outgoing).catch((error: unknown) => {
+      if (!outgoing.headersSent) {
+        outgoing.writeHead(502, { 'content-type': 'application/json' });
+        outgoing.end(JSON.stringify({ proxyError: String((error as Error).stack ?? error) }));
+      } else {
+        outgoing.destroy();
+      }
+    });
+  });
+
+  async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of incoming) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks);
+    const text = raw.toString('utf8');
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(incoming.headers)) {
+      if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const path = incoming.url ?? '/';
+    const parsed = parseJson(text);
+    const req: ProxyRequest = {
+      method: incoming.method ?? 'GET',
+      path,
+      headers,
+      body: parsed.ok ? parsed.value : undefined,
+      text,
+      key: bearerKey(headers.authorization),
+      ...classify(incoming.method ?? 'GET', path),
+    };
+
+    const originalBody = parsed.ok ? JSON.stringify(parsed.value) : undefined;
+    let res: ProxyResponse | void = await fault.request?.(req, ctx);
+    if (!res) {
+      const changedBody = req.body !== undefined && JSON.stringify(req.body) !== originalBody;
+      const forwardHeaders = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
+      const hasBody = !['GET', 'HEAD'].includes(req.method) && (raw.length > 0 || changedBody);
+      res = await sendUpstream(req.method, req.path, forwardHeaders, hasBody ? (changedBody ? JSON.stringify(req.body) : raw) : undefined);
+      const original = res.body === undefined ? undefined : JSON.stringify(res.body);
+      await fault.response?.(req, res, ctx);
+      send(outgoing, res, original);
+    } else {
+      send(outgoing, res, undefined);
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+        agent.destroy();
+      }),
+  };
+}
+
+/** A plain JSON response, for faults that answer on their own. */
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): ProxyResponse {
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body, text: JSON.stringify(body) };
+}
+
+/** Whether a JSON value is a payment request object (as our server shapes them). */
+export function isPaymentRequest(value: unknown): value is Record<string, any> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as any).id === 'string' && 'amount' in value && 'status' in value;
+}
+
+/** Sends `res`: its body re-serialized if the fault changed it (or answered on its own), else the upstream's bytes. */
+function send(outgoing: ServerResponse, res: ProxyResponse, originalJson: string | undefined): void {
+  const payload = res.body !== undefined && JSON.stringify(res.body) !== originalJson ? JSON.stringify(res.body) : res.text;
+  const headers = Object.fromEntries(Object.entries(res.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
+  headers['content-length'] = String(Buffer.byteLength(payload));
+  outgoing.writeHead(res.status, headers);
+  outgoing.end(payload);
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  if (text.length === 0) return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function bearerKey(authorization: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  return match?.[1];
+}
+
+function classify(method: string, path: string): { route: RouteKind; id: string | undefined } {
+  const pathname = path.split('?')[0]!;
+  if (pathname === COLLECTION || pathname === `${COLLECTION}/`) return { route: method === 'POST' ? 'create' : 'other', id: undefined };
+  const v1 = /^\/api\/v1\/payment-requests\/([^/]+)(\/status)?\/?$/.exec(pathname);
+  if (v1) return { route: v1[2] ? 'status' : 'read', id: safeDecode(v1[1]!) };
+  const control = /^\/sandbox\/v1\/payment-requests\/([^/]+)\//.exec(pathname);
+  if (control) return { route: 'control', id: safeDecode(control[1]!) };
+  if (pathname.startsWith('/sandbox/v1/')) return { route: 'control', id: undefined };
+  return { route: 'other', id: undefined };
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

@@ -1,0 +1,118 @@
+/** Rewrites the faults and the conforming variants share: per-object edits, id remapping, key order. */
+import { createHash } from 'node:crypto';
+import { isPaymentRequest, type Fault, type ProxyRequest, type ProxyResponse } from './faulty-proxy.js';
+
+/** The well-known test keys of CONTRACT.md. */
+export const KEYS = { custodial: 'sk_test_custodial', nwc: 'sk_test_nwc', readonly: 'sk_test_readonly' } as const;
+
+/** A response hook that edits every payment request object the server answers with (v1 and control). */
+export function eachPaymentRequest(
+  edit: (pr: Record<string, any>, req: ProxyRequest, res: ProxyResponse) => void,
+): NonNullable<Fault['response']> {
+  return (req, res) => {
+    if (isPaymentRequest(res.body)) edit(res.body, req, res);
+  };
+}
+
+/** A new object with the same entries, in another order. */
+export function reorder<T extends Record<string, any>>(object: T, keys: string[]): T {
+  return Object.fromEntries(keys.filter((key) => key in object).map((key) => [key, object[key]])) as T;
+}
+
+/** Replaces `pr`'s entries in place by `next`'s (keeping the object identity the proxy holds). */
+export function replaceEntries(pr: Record<string, any>, next: Record<string, any>): void {
+  for (const key of Object.keys(pr)) delete pr[key];
+  Object.assign(pr, next);
+}
+
+/** SHA-256 hex of a string: consistent fake values per id. */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The shape of our server's ids. */
+const UPSTREAM_ID = /^pr_[0-9A-Za-z]{24}$/;
+
+/**
+ * Hooks that show clients other ids than the upstream's, consistently both ways: ids in JSON
+ * bodies (`id`, `paymentRequestId`) and the `Location` header on the way out, the `{id}` path
+ * segment on the way in. Ids the client never saw pass through unchanged (and are not found). A client
+ * id given twice names the latest upstream id.
+ */
+export function idRemap(toClient: (upstreamId: string, holder: Record<string, unknown> | undefined) => string): Pick<Fault, 'request' | 'response'> {
+  const clientOf = new Map<string, string>();
+  const upstreamOf = new Map<string, string>();
+  const mapOut = (upstreamId: string, holder?: Record<string, unknown>): string => {
+    let clientId = clientOf.get(upstreamId);
+    if (clientId === undefined) {
+      clientId = toClient(upstreamId, holder);
+      clientOf.set(upstreamId, clientId);
+      upstreamOf.set(clientId, upstreamId);
+    }
+    return clientId;
+  };
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      value.forEach(walk);
+    } else if (typeof value === 'object' && value !== null) {
+      const object = value as Record<string, unknown>;
+      for (const [key, entry] of Object.entries(object)) {
+        if ((key === 'id' || key === 'paymentRequestId') && typeof entry === 'string' && UPSTREAM_ID.test(entry)) object[key] = mapOut(entry, object);
+        else if (key !== 'metadata') walk(entry);
+      }
+    }
+  };
+  return {
+    request(req) {
+      if (req.id === undefined) return;
+      const upstreamId = upstreamOf.get(req.id);
+      if (upstreamId === undefined) return;
+      req.path = req.path.replace(/^(\/api\/v1\/payment-requests\/|\/sandbox\/v1\/payment-requests\/)[^/?]+/, `$1${encodeURIComponent(upstreamId)}`);
+    },
+    response(_req, res) {
+      walk(res.body);
+      const location = res.headers.location;
+      if (location !== undefined) res.headers.location = location.replace(/pr_[0-9A-Za-z]{24}/g, (id) => mapOut(id));
+    },
+  };
+}
+
+/** A deterministic pseudo-random generator (mulberry32). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The same JSON value with every object's keys shuffled (deeply). */
+export function shuffleKeys(value: unknown, random: () => number): unknown {
+  if (Array.isArray(value)) return value.map((entry) => shuffleKeys(entry, random));
+  if (typeof value !== 'object' || value === null) return value;
+  const keys = Object.keys(value);
+  for (let i = keys.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [keys[i], keys[j]] = [keys[j]!, keys[i]!];
+  }
+  return Object.fromEntries(keys.map((key) => [key, shuffleKeys((value as Record<string, unknown>)[key], random)]));
+}
+
+/** Combines hooks: requests through each in turn (the first answer wins), responses through each in reverse. */
+export function chain(...parts: Array<Pick<Fault, 'request' | 'response'>>): Pick<Fault, 'request' | 'response'> {
+  return {
+    async request(req, ctx) {
+      for (const part of parts) {
+        const answer = await part.request?.(req, ctx);
+        if (answer) return answer;
+      }
+      return undefined;
+    },
+    async response(req, res, ctx) {
+      for (const part of [...parts].reverse()) await part.response?.(req, res, ctx);
+    },
+  };
+}
