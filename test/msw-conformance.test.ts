@@ -1,0 +1,35 @@
+/**
+ * Parity, the whole of it: the conformance suite's full profile against the MSW handlers under
+ * `setupServer`, through the global fetch MSW intercepts, as it runs against the Fastify server.
+ */
+import { setupServer } from 'msw/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_CHECKS } from '../conformance/checks/index.js';
+import { runConformance } from '../conformance/run-conformance.js';
+import { createHandlers } from '../src/msw/index.node.js';
+
+const BASE_URL = 'http://sandbox.msw.test';
+const server = setupServer(...createHandlers({ baseUrl: BASE_URL }));
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterAll(() => server.close());
+
+describe('the conformance suite against the MSW handlers (setupServer)', () => {
+  it('passes the full profile with every key: nothing failed, warned or skipped', async () => {
+    const result = await runConformance({
+      baseUrl: BASE_URL,
+      apiKey: 'sk_test_custodial',
+      readOnlyKey: 'sk_test_readonly',
+      nwcKey: 'sk_test_nwc',
+      profile: 'full',
+    });
+    console.log(`MSW, full profile: ${result.checks.length} checks in ${Math.round(result.durationMs)} ms`);
+    const notPassed = result.checks.filter((check) => check.outcome !== 'passed').map((check) => `${check.id} ${check.outcome}: ${check.message ?? ''}`);
+    expect(notPassed).toEqual([]);
+    expect(result.passed).toBe(true);
+    expect(result.lifecycle).toBe('controls');
+    expect(result.counts.passed).toBe(ALL_CHECKS.length);
+    expect(result.observations).toMatchObject({ feeRounding: 'round', feePercentageBelow1000: 'rate', minimumAmount: '21', network: 'regtest' });
+    expect(result.warnings).toEqual([]);
+  });
+});
