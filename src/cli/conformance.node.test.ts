@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Check } from '../../conformance/check.js';
 import { runConformance } from '../../conformance/run-conformance.js';
 import { runCli, startCliServer, type CliProcess } from '../../test/support/cli-process.js';
-import { conformance as runCommand, payCommand, shellQuote } from './conformance.js';
+import { conformance as runCommand, guardMainnet, payCommand, shellQuote } from './conformance.js';
 import { UsageError } from './usage-error.js';
 
 const KEY = 'sk_test_custodial';
@@ -259,5 +259,28 @@ describe('payCommand', () => {
     expect(result.checks[0]).toMatchObject({ id: 'test.pays', outcome: 'failed', message: 'the pay command exited with 1: wallet offline' });
     expect(readFileSync(out, 'utf8')).toMatch(/^lnbcrt10u1\w+$/);
     expect(result.passed).toBe(false);
+  });
+});
+
+describe('guardMainnet', () => {
+  const MAINNET = 'lnbc10u1p4s8xf8pp5';
+  const REGTEST = 'lnbcrt10u1p4s8xf8pp5';
+
+  it('refuses mainnet invoices unless allowed, and never stops regtest ones', async () => {
+    const paid: string[] = [];
+    const lines: string[] = [];
+    const pay = async (invoice: string) => {
+      paid.push(invoice);
+    };
+    const guarded = guardMainnet(pay, false, (line) => lines.push(line));
+    await expect(guarded(MAINNET)).rejects.toThrow(/--allow-mainnet-payments/);
+    await guarded(REGTEST);
+    expect(paid).toEqual([REGTEST]);
+
+    const allowed = guardMainnet(pay, true, (line) => lines.push(line));
+    await allowed(MAINNET);
+    await allowed(MAINNET);
+    expect(paid).toEqual([REGTEST, MAINNET, MAINNET]);
+    expect(lines.filter((line) => line.includes('MAINNET'))).toHaveLength(1);
   });
 });

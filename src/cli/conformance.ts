@@ -34,6 +34,7 @@ export const CONFORMANCE_USAGE = `Usage: lnpr conformance --base-url URL --api-k
   --pay-command 'CMD {invoice}'
                           a shell command that pays a BOLT11 invoice, for lifecycle without the
                           /sandbox/v1 control API, e.g. 'lncli --network=regtest payinvoice --force {invoice}'
+  --allow-mainnet-payments  let the pay command pay mainnet (lnbc) invoices: real bitcoin; refused otherwise
   --min-amount N          hold the target to this minimum amount (21 or 1); default: accept either
   --reporter R            pretty (default), junit or json
   --output FILE           write the report to FILE (default: stdout; live lines then go to stdout)
@@ -99,8 +100,8 @@ async function run(args: string[], io: ConformanceIo, redact: (text: string) => 
   const say = (text: string) => live.write(`${redact(text)}\n`);
 
   say(`lnpr conformance: ${baseUrl} (profile ${profile})`);
-  let warnedMainnet = false;
-  const pay = payTemplate === undefined ? undefined : payCommand(payTemplate);
+  const pay =
+    payTemplate === undefined ? undefined : guardMainnet(payCommand(payTemplate), values['allow-mainnet-payments'] === true, say);
   let result: ConformanceResult;
   try {
     result = await runConformance({
@@ -111,17 +112,7 @@ async function run(args: string[], io: ConformanceIo, redact: (text: string) => 
       ...(nwcKey !== undefined ? { nwcKey } : {}),
       ...(minAmount !== undefined ? { minAmount } : {}),
       ...(knownFailing !== undefined ? { knownFailing } : {}),
-      ...(pay !== undefined
-        ? {
-            payInvoice: (invoice: string) => {
-              if (isMainnetInvoice(invoice) && !warnedMainnet) {
-                warnedMainnet = true;
-                say('! the pay command is paying MAINNET invoices: real bitcoin moves');
-              }
-              return pay(invoice);
-            },
-          }
-        : {}),
+      ...(pay !== undefined ? { payInvoice: pay } : {}),
       onCheck: (check) => say(formatCheckLine(check, { color })),
     });
   } catch (error) {
@@ -157,6 +148,7 @@ function parseOptions(args: string[]) {
         'nwc-key': { type: 'string' },
         profile: { type: 'string' },
         'pay-command': { type: 'string' },
+        'allow-mainnet-payments': { type: 'boolean' },
         'min-amount': { type: 'string' },
         reporter: { type: 'string' },
         output: { type: 'string' },
@@ -210,6 +202,25 @@ export function payCommand(template: string, timeoutMs = PAY_TIMEOUT_MS): (invoi
 /** `value` as one POSIX shell word. */
 export function shellQuote(value: string): string {
   return /^[A-Za-z0-9_.:/=@+-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * A conformance run pays dozens of invoices: on mainnet that is real bitcoin, so the pay command
+ * is refused mainnet invoices unless the user says so, and warned once when allowed.
+ */
+export function guardMainnet(pay: (invoice: string) => Promise<void>, allowMainnet: boolean, say: (line: string) => void): (invoice: string) => Promise<void> {
+  let warned = false;
+  return (invoice) => {
+    if (!isMainnetInvoice(invoice)) return pay(invoice);
+    if (!allowMainnet) {
+      return Promise.reject(new CheckFailure('refusing to pay a MAINNET invoice with the pay command (real bitcoin); pass --allow-mainnet-payments to allow it'));
+    }
+    if (!warned) {
+      warned = true;
+      say('! the pay command is paying MAINNET invoices: real bitcoin moves');
+    }
+    return pay(invoice);
+  };
 }
 
 /** Mainnet BOLT11 invoices start `lnbc` (regtest is `lnbcrt`). */
