@@ -9,6 +9,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import accounts from '../fixtures/accounts.json' with { type: 'json' };
 import { createInvoice } from '../src/lightning/invoice.js';
+import type { PaymentRequest } from '../src/schemas/payment-request.js';
 import { wasmSigner } from '../src/lightning/signer.node.js';
 
 const AUTHORIZATION = 'Bearer sk_test_custodial';
@@ -16,21 +17,8 @@ const SERVICE_NODE_KEY = Buffer.from(accounts.serviceNodeKey, 'hex');
 const UNAUTHORIZED = { error: { code: 'unauthorized', message: 'Invalid API key.' } };
 const NOT_FOUND = { error: { code: 'payment_request_not_found', message: 'No such payment request.' } };
 
-interface FloorRecord {
-  id: string;
-  status: 'pending';
-  amount: number;
-  description: string;
-  invoice: string;
-  paymentHash: string;
-  expiresAt: string;
-  isNwc: boolean;
-  feeAmount: number;
-  feePercentage: number;
-  metadata?: unknown;
-  createdAt: string;
-  updatedAt: string;
-}
+/** The floor keeps exactly what it answers: the spec's payment request. */
+type FloorRecord = PaymentRequest;
 
 const records = new Map<string, FloorRecord>();
 const app = Fastify({ logger: false });
@@ -53,7 +41,7 @@ app.get<{ Params: { id: string } }>('/api/v1/payment-requests/:id/status', (requ
 
 app.post<{ Body: string }>('/api/v1/payment-requests', (request, reply) => {
   if (request.headers.authorization !== AUTHORIZATION) return reply.code(401).send(UNAUTHORIZED);
-  const body = JSON.parse(request.body) as { amount: number; description: string; metadata?: unknown };
+  const body = JSON.parse(request.body) as { amount: number; description: string; metadata?: Record<string, unknown> };
   const random = randomBytes(64);
   const nowMs = Date.now();
   const paymentHash = createHash('sha256').update(random.subarray(0, 32)).digest();

@@ -44,7 +44,9 @@ export interface WallClock {
 export interface InvoiceInput {
   amountSats: number;
   timestampSeconds: number;
+  /** 32 bytes: SHA-256 of the preimage. */
   paymentHash: Uint8Array;
+  /** 32 bytes, random per invoice. */
   paymentSecret: Uint8Array;
   description: string;
   expirySeconds: number;

@@ -5,7 +5,7 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
-import type { RecoverableSigner } from '../core/ports.js';
+import type { InvoiceInput as EngineInvoiceInput, RecoverableSigner } from '../core/ports.js';
 import { satsToHrpAmount } from './amount.js';
 import { encodeInvoice } from './bolt11-encode.js';
 import { featureBitsToWords, PAYMENT_SECRET_REQUIRED, VAR_ONION_OPTIN_REQUIRED } from './features.js';
@@ -22,18 +22,8 @@ export const MAX_DESCRIPTION_BYTES = 639;
 /** 21 million BTC in satoshis: no invoice can ask for more bitcoin than exists. */
 export const MAX_AMOUNT_SATS = 2_100_000_000_000_000;
 
-/** What the engine knows about a payment request when it issues the invoice. */
-export interface InvoiceInput {
-  network: Network;
-  amountSats: number;
-  timestampSeconds: number;
-  /** 32 bytes: SHA-256 of the preimage. */
-  paymentHash: Uint8Array;
-  /** 32 bytes, random per invoice. */
-  paymentSecret: Uint8Array;
-  description: string;
-  expirySeconds: number;
-}
+/** The engine's invoice input (its port), with the network and without the key, which `createInvoice` takes apart. */
+export type InvoiceInput = Omit<EngineInvoiceInput, 'nodePrivateKey'> & { network: Network };
 
 /** Issues a signed BOLT #11 invoice (fields p, s, d|h, x, c, 9, in that order). */
 export function createInvoice(input: InvoiceInput, nodePrivateKey: Uint8Array, signer: RecoverableSigner): string {
