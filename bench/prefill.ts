@@ -6,9 +6,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import accounts from '../fixtures/accounts.json' with { type: 'json' };
-import { feeFor } from '../src/core/fees.js';
+import { feeFor } from '../src/core/payments/fees.js';
 import { newPaymentRequestId } from '../src/core/ids.js';
-import type { PaymentRequestRecord } from '../src/core/payment-request.js';
+import type { PaymentRequestRecord } from '../src/core/payments/payment-request.js';
 import { cryptoRandom } from '../src/core/random.js';
 import { createInvoice } from '../src/lightning/invoice.js';
 import { wasmSigner } from '../src/lightning/signer.node.js';

@@ -4,9 +4,9 @@
  */
 import defaultAccounts from '../fixtures/accounts.json' with { type: 'json' };
 import { createAccountClocks, type ClockMode } from './clock/account-clocks.js';
-import type { AccountsConfig } from './core/accounts.js';
+import type { AccountsConfig } from './core/accounts/accounts.js';
 import { createEngine, type Engine } from './core/engine.js';
-import type { ApiRequest } from './core/handler.js';
+import type { ApiRequest } from './core/pipeline/handler.js';
 import type { RandomSource, RecoverableSigner, SandboxStore, WallClock } from './core/ports.js';
 import { cryptoRandom } from './core/random.js';
 import { resolveSettings, type SandboxSettings } from './core/settings.js';

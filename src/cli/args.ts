@@ -3,8 +3,8 @@
  * and the accounts file, each refused with a `UsageError` (exit 2) that names the flag.
  */
 import { readFile } from 'node:fs/promises';
-import { AccountDirectory, type AccountsConfig } from '../core/accounts.js';
-import { parseAccountsConfig } from '../core/accounts-config.js';
+import { AccountDirectory, type AccountsConfig } from '../core/accounts/accounts.js';
+import { parseAccountsConfig } from '../core/accounts/accounts-config.js';
 import { parsePrivateKey } from '../lightning/node-key.js';
 import { UsageError } from './usage-error.js';
 

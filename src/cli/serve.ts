@@ -3,8 +3,8 @@
  * SIGINT/SIGTERM, then finishes in-flight requests, flushes storage and exits 0.
  */
 import { parseArgs } from 'node:util';
-import { ApiError } from '../core/errors.js';
-import { parseRules } from '../core/rules.js';
+import { ApiError } from '../core/pipeline/errors.js';
+import { parseRules } from '../core/payments/rules.js';
 import type { Rule } from '../schemas/rules.js';
 import { buildServer } from '../http/server.js';
 import { NETWORKS } from '../lightning/networks.js';

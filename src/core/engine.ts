@@ -2,16 +2,16 @@
  * The engine: the behaviour of the API assembled from its parts and its ports. Transports get
  * `handle`; in-process users (and the CLI) also get the parts themselves.
  */
-import { AccountDirectory, type AccountsConfig } from './accounts.js';
-import { controlRoutes } from './control-routes.js';
-import { compileCreateBodyValidator } from './create-body.js';
-import { createRequestHandler, type ApiRequest, type RequestHandler } from './handler.js';
-import { PaymentRequests } from './payment-requests.js';
+import { AccountDirectory, type AccountsConfig } from './accounts/accounts.js';
+import { controlRoutes } from './routes/control-routes.js';
+import { compileCreateBodyValidator } from './payments/create-body.js';
+import { createRequestHandler, type ApiRequest, type RequestHandler } from './pipeline/handler.js';
+import { PaymentRequests } from './payments/payment-requests.js';
 import type { AccountClocks, InvoiceIssuer, RandomSource, SandboxStore } from './ports.js';
-import { RuleBook } from './rules.js';
+import { RuleBook } from './payments/rules.js';
 import type { SandboxSettings } from './settings.js';
 import type { Rule } from '../schemas/rules.js';
-import { v1Routes } from './v1-routes.js';
+import { v1Routes } from './routes/v1-routes.js';
 
 /** Everything the engine is made of. */
 export interface EngineOptions {

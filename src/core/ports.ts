@@ -2,7 +2,7 @@
  * The engine's ports: what it needs from the world, each implemented per platform. The engine
  * itself does no I/O, so the same code runs behind Fastify in Node and behind MSW in a browser.
  */
-import type { PaymentRequestRecord } from './payment-request.js';
+import type { PaymentRequestRecord } from './payments/payment-request.js';
 
 /** An account's clock: wall time plus an offset, or frozen at an instant (epoch ms). */
 export interface ClockState {

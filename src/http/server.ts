@@ -6,8 +6,8 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ApiError, type ErrorCode } from '../core/errors.js';
-import { errorResponse, type ApiResponse, type RequestHandler } from '../core/handler.js';
+import { ApiError, type ErrorCode } from '../core/pipeline/errors.js';
+import { errorResponse, type ApiResponse, type RequestHandler } from '../core/pipeline/handler.js';
 import { applyCors } from './cors.js';
 
 /** Options of `buildServer`. */

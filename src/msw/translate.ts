@@ -4,7 +4,7 @@
  * auth, parsing, validation, errors are the engine's), so MSW answers as the Fastify server does.
  */
 import { HttpResponse } from 'msw';
-import type { ApiRequest, ApiResponse } from '../core/handler.js';
+import type { ApiRequest, ApiResponse } from '../core/pipeline/handler.js';
 
 /** The engine's request for `request`, whose path and query the caller has already worked out as `url`. */
 export async function toApiRequest(request: Request, url: string): Promise<ApiRequest> {

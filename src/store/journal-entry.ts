@@ -4,7 +4,7 @@
  * Browser-safe.
  */
 import type { ClockState } from '../core/ports.js';
-import type { PaymentRequestRecord } from '../core/payment-request.js';
+import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
 import type { StoreIndex } from './store-index.js';
 import { isClockState, isIndexableRecord, isJsonObject } from './stored-values.js';
 

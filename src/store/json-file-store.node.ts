@@ -5,7 +5,7 @@
  * the snapshot's size, so a write costs an append, not a rewrite of every record.
  */
 import type { ClockState, SandboxStore } from '../core/ports.js';
-import type { PaymentRequestRecord } from '../core/payment-request.js';
+import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
 import { applyJournalEntry, type JournalEntry } from './journal-entry.js';
 import { removeRotatedJournals } from './journal-files.node.js';
 import { replayJournals } from './journal-replay.node.js';

@@ -13,7 +13,7 @@
 import { LowSync } from 'lowdb';
 import { LocalStorage } from 'lowdb/browser';
 import type { ClockState, SandboxStore } from '../core/ports.js';
-import type { PaymentRequestRecord } from '../core/payment-request.js';
+import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
 import { StoreIndex } from './store-index.js';
 import { isClockState, isIndexableRecord, isJsonObject } from './stored-values.js';
 

@@ -4,7 +4,7 @@
  * Browser-safe: parsing is plain JSON, kept apart from the file I/O.
  */
 import type { ClockState } from '../core/ports.js';
-import type { PaymentRequestRecord } from '../core/payment-request.js';
+import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
 import { StoreFileError } from './store-file-error.js';
 import { isClockState, isIndexableRecord, isJsonObject } from './stored-values.js';
 

@@ -4,7 +4,7 @@
  * it is durable and still answer reads from one place. Browser-safe.
  */
 import type { ClockState } from '../core/ports.js';
-import type { PaymentRequestRecord } from '../core/payment-request.js';
+import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
 
 /** Maps of stored values, kept consistent with each other on every change. */
 export class StoreIndex {

@@ -4,7 +4,7 @@
  * would cost startup time to catch what only hand edits produce.
  */
 import type { ClockState } from '../core/ports.js';
-import type { PaymentRequestRecord } from '../core/payment-request.js';
+import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
 
 /** A plain JSON object (not an array, not null). */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {

@@ -4,7 +4,7 @@
  * (expiry, outcomes scheduled by behaviour rules) are derived on read from the account's clock, so
  * no background job exists and a frozen clock really stops the world.
  */
-import { ApiError } from './errors.js';
+import { ApiError } from '../pipeline/errors.js';
 import { TERMINAL_STATUSES, type PaymentRequestRecord, type PaymentRequestStatus, type Transition } from './payment-request.js';
 
 /** Where each transition leads. */

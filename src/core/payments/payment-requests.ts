@@ -5,16 +5,16 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import type { CreatePaymentRequestBody } from '../schemas/create-payment-request.js';
-import type { Caller } from './accounts.js';
-import { ApiError } from './errors.js';
+import type { CreatePaymentRequestBody } from '../../schemas/create-payment-request.js';
+import type { Caller } from '../accounts/accounts.js';
+import { ApiError } from '../pipeline/errors.js';
 import { feeFor } from './fees.js';
-import { newPaymentRequestId } from './ids.js';
+import { newPaymentRequestId } from '../ids.js';
 import { TERMINAL_STATUSES, type PaymentRequestRecord, type Transition } from './payment-request.js';
 import type { RuleBook } from './rules.js';
 import { applyTransition, asOf } from './state-machine.js';
-import type { AccountClocks, InvoiceIssuer, RandomSource, SandboxStore } from './ports.js';
-import type { SandboxSettings } from './settings.js';
+import type { AccountClocks, InvoiceIssuer, RandomSource, SandboxStore } from '../ports.js';
+import type { SandboxSettings } from '../settings.js';
 
 /** What the operations need. */
 export interface PaymentRequestDeps {

@@ -9,20 +9,20 @@ import {
   putRulesBodySchema,
   type ClockView,
   type PayResult,
-} from '../schemas/control.js';
-import type { Rule } from '../schemas/rules.js';
-import type { AccountDirectory, Caller } from './accounts.js';
-import { compileBodyValidator } from './body-validator.js';
-import { ApiError } from './errors.js';
-import type { RouteHandler, RouteReply } from './handler.js';
-import { parseJsonBody } from './json-body.js';
-import type { Transition } from './payment-request.js';
-import { toPaymentRequestView } from './payment-request-view.js';
-import type { PaymentRequests } from './payment-requests.js';
-import type { AccountClocks } from './ports.js';
-import { authenticated, type CallerHandler } from './route-auth.js';
-import type { Route } from './router.js';
-import type { RuleBook } from './rules.js';
+} from '../../schemas/control.js';
+import type { Rule } from '../../schemas/rules.js';
+import type { AccountDirectory, Caller } from '../accounts/accounts.js';
+import { compileBodyValidator } from '../pipeline/body-validator.js';
+import { ApiError } from '../pipeline/errors.js';
+import type { RouteHandler, RouteReply } from '../pipeline/handler.js';
+import { parseJsonBody } from '../pipeline/json-body.js';
+import type { Transition } from '../payments/payment-request.js';
+import { toPaymentRequestView } from '../payments/payment-request-view.js';
+import type { PaymentRequests } from '../payments/payment-requests.js';
+import type { AccountClocks } from '../ports.js';
+import { authenticated, type CallerHandler } from '../pipeline/route-auth.js';
+import type { Route } from '../pipeline/router.js';
+import type { RuleBook } from '../payments/rules.js';
 
 /** What the control routes need. */
 export interface ControlRouteDeps {

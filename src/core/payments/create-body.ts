@@ -2,11 +2,11 @@
  * Validation of the create body: the schema of src/schemas under this sandbox's limits, plus the
  * metadata limits a schema cannot state (nesting depth, serialized size).
  */
-import { createPaymentRequestBodySchema, type CreatePaymentRequestBody } from '../schemas/create-payment-request.js';
-import { compileBodyValidator, type BodyValidator } from './body-validator.js';
-import type { ErrorDetail } from './errors.js';
-import { jsonDepthExceeds } from './json-body.js';
-import type { SandboxSettings } from './settings.js';
+import { createPaymentRequestBodySchema, type CreatePaymentRequestBody } from '../../schemas/create-payment-request.js';
+import { compileBodyValidator, type BodyValidator } from '../pipeline/body-validator.js';
+import type { ErrorDetail } from '../pipeline/errors.js';
+import { jsonDepthExceeds } from '../pipeline/json-body.js';
+import type { SandboxSettings } from '../settings.js';
 
 /** Checks a parsed create body; returns it typed, or throws `invalid_request` with details. */
 export type CreateBodyValidator = BodyValidator<CreatePaymentRequestBody>;

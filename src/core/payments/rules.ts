@@ -6,8 +6,8 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { rulesSchema, type Rule } from '../schemas/rules.js';
-import { ApiError, type ErrorDetail } from './errors.js';
+import { rulesSchema, type Rule } from '../../schemas/rules.js';
+import { ApiError, type ErrorDetail } from '../pipeline/errors.js';
 import type { ScheduledOutcome } from './payment-request.js';
 
 /** What a rule can look at: the request as created. */

@@ -1,6 +1,6 @@
 /** Checks an accounts file (`--config`, or the `accounts` option) against its schema. */
 import { Ajv, type ValidateFunction } from 'ajv';
-import { accountsConfigSchema } from '../schemas/accounts-config.js';
+import { accountsConfigSchema } from '../../schemas/accounts-config.js';
 import type { AccountsConfig } from './accounts.js';
 
 let validate: ValidateFunction<AccountsConfig> | undefined;

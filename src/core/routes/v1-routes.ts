@@ -1,12 +1,12 @@
 /** The v1 endpoints of the spec and `GET /healthz`, as routes of the engine's handler. */
-import type { AccountDirectory } from './accounts.js';
-import type { CreateBodyValidator } from './create-body.js';
-import type { RouteHandler } from './handler.js';
-import { parseJsonBody } from './json-body.js';
-import { paymentRequestJson } from './payment-request-view.js';
-import type { PaymentRequests } from './payment-requests.js';
-import { authenticated } from './route-auth.js';
-import type { Route } from './router.js';
+import type { AccountDirectory } from '../accounts/accounts.js';
+import type { CreateBodyValidator } from '../payments/create-body.js';
+import type { RouteHandler } from '../pipeline/handler.js';
+import { parseJsonBody } from '../pipeline/json-body.js';
+import { paymentRequestJson } from '../payments/payment-request-view.js';
+import type { PaymentRequests } from '../payments/payment-requests.js';
+import { authenticated } from '../pipeline/route-auth.js';
+import type { Route } from '../pipeline/router.js';
 
 /** What the v1 routes need. */
 export interface V1RouteDeps {

@@ -2,7 +2,7 @@
  * The spec's fee rules: below 1,000 sats the higher of 10 sats and 0.5 %; from 1,000 sats 0.5 %.
  * Rounding and the percentage shown under the threshold are open points, taken from settings.
  */
-import type { FeePercentageBelowThreshold, FeeRounding } from './settings.js';
+import type { FeePercentageBelowThreshold, FeeRounding } from '../settings.js';
 
 /** The fee rate, in percent. */
 export const FEE_RATE_PERCENT = 0.5;

@@ -1,5 +1,5 @@
 /** Wraps a route handler so it runs only for a caller with a valid key (and a permission, if named). */
-import { requirePermission, type AccountDirectory, type Caller, type Permission } from './accounts.js';
+import { requirePermission, type AccountDirectory, type Caller, type Permission } from '../accounts/accounts.js';
 import type { RouteContext, RouteHandler, RouteReply } from './handler.js';
 
 /** A route handler that knows its caller. */

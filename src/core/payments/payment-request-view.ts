@@ -2,8 +2,8 @@
  * What clients see of a stored payment request: the spec's presence rules (no `destinationWallet`
  * ever, `preimage` only once completed, `nwcRelay` only in NWC mode), in one fixed key order.
  */
-import type { PaymentRequest } from '../schemas/payment-request.js';
-import { JsonText } from './json-text.js';
+import type { PaymentRequest } from '../../schemas/payment-request.js';
+import { JsonText } from '../pipeline/json-text.js';
 import type { PaymentRequestRecord } from './payment-request.js';
 
 /** The response object of a record. */

@@ -5,8 +5,8 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
-import type { Rule } from '../schemas/rules.js';
-import { ApiError } from './errors.js';
+import type { Rule } from '../../schemas/rules.js';
+import { ApiError } from '../pipeline/errors.js';
 
 /** What a key may do. Reading covers both GET endpoints. */
 export type Permission = 'create' | 'read';
