@@ -3,20 +3,21 @@
  * (`examples/browser/`), whose MSW service worker serves the sandbox. The page creates a payment
  * request with fetch, shows its invoice (which the independent `bolt11` decoder must accept) and
  * a QR code of it, completes it through the control API, and after a reload still has it
- * (localStorage storage). Skipped only off CI where Chromium is missing; CI installs it (.ci/run).
+ * (localStorage storage). Without a browser it is skipped with one line saying why, unless
+ * LNPR_REQUIRE_BROWSER=1 (.ci/run sets it and installs Chromium).
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
-import { existsSync, readFileSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invoiceQrSvg } from '../examples/browser/invoice-qr.js';
 import { buildExample, EXAMPLE_DIR, serveExample, type ExampleServer } from '../examples/browser/serve.js';
 import { decodeIndependently } from './support/bolt11-package.js';
+import { browserForSuite, launchBrowser } from './support/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const runBrowser = existsSync(CHROMIUM) || process.env.CI !== undefined;
+const SUITE = 'the example page in headless Chromium';
+const executablePath = browserForSuite(SUITE);
 
 describe('the example page', () => {
   it("ships msw's own worker script (after upgrading msw: npx msw init examples/browser --save=false)", () => {
@@ -25,7 +26,7 @@ describe('the example page', () => {
   });
 });
 
-describe.runIf(runBrowser)('the example page in headless Chromium', () => {
+describe.runIf(executablePath !== null)(SUITE, () => {
   let browser: Browser;
   let site: ExampleServer;
   let page: Page;
@@ -34,7 +35,7 @@ describe.runIf(runBrowser)('the example page in headless Chromium', () => {
 
   beforeAll(async () => {
     [browser, site] = await Promise.all([
-      chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }),
+      launchBrowser(executablePath!),
       buildExample().then(() => serveExample()),
     ]);
     page = await (await browser.newContext()).newPage();
