@@ -1,10 +1,12 @@
 /**
  * `createSandbox` for Node: the same engine with the WASM signer (identical signatures, ~4.7x
- * faster than noble here) and, given a `dataFile`, the durable JSON-file store.
+ * faster than noble here), the node:http webhook sender and, given a `dataFile`, the durable
+ * JSON-file store.
  */
 import { wasmSigner } from './lightning/signer.node.js';
 import { createSandbox as createBrowserSafeSandbox, type Sandbox, type SandboxOptions } from './sandbox.js';
 import { openJsonFileStore } from './store/json-file-store.node.js';
+import { createHttpWebhookSender } from './webhook-sender/http-webhook-sender.node.js';
 
 /** Options of the Node sandbox: those of `createSandbox`, plus a data file. */
 export interface NodeSandboxOptions extends SandboxOptions {
@@ -16,9 +18,18 @@ export interface NodeSandboxOptions extends SandboxOptions {
 export async function createNodeSandbox(options: NodeSandboxOptions = {}): Promise<Sandbox> {
   const { dataFile, ...rest } = options;
   const store = rest.store ?? (dataFile !== undefined ? await openJsonFileStore(dataFile) : undefined);
+  const sender = rest.webhookSender ? undefined : createHttpWebhookSender();
   try {
-    return createBrowserSafeSandbox({ signer: wasmSigner, ...rest, ...(store ? { store } : {}) });
+    const sandbox = createBrowserSafeSandbox({ signer: wasmSigner, ...(sender ? { webhookSender: sender } : {}), ...rest, ...(store ? { store } : {}) });
+    return {
+      ...sandbox,
+      close() {
+        sandbox.close();
+        sender?.close();
+      },
+    };
   } catch (error) {
+    sender?.close();
     await store?.close();
     throw error;
   }

@@ -7,7 +7,8 @@ import { createAccountClocks, type ClockMode } from './clock/account-clocks.js';
 import type { AccountsConfig } from './core/accounts/accounts.js';
 import { createEngine, type Engine } from './core/engine.js';
 import type { ApiRequest } from './core/pipeline/handler.js';
-import type { RandomSource, RecoverableSigner, SandboxStore, WallClock } from './core/ports.js';
+import type { EventListener } from './core/events/change-log.js';
+import type { RandomSource, RecoverableSigner, SandboxStore, Timers, WallClock, WebhookSender } from './core/ports.js';
 import { cryptoRandom } from './core/random.js';
 import { resolveSettings, type SandboxSettings } from './core/settings.js';
 import { createInvoiceIssuer } from './lightning/invoice-issuer.js';
@@ -16,6 +17,7 @@ import { parsePrivateKey } from './lightning/node-key.js';
 import { nobleSigner } from './lightning/signer.js';
 import type { Rule } from './schemas/rules.js';
 import { createMemoryStore } from './store/memory-store.js';
+import { createFetchWebhookSender } from './webhook-sender/fetch-webhook-sender.js';
 
 /** Options of `createSandbox`; every one has a default. */
 export interface SandboxOptions {
@@ -34,7 +36,14 @@ export interface SandboxOptions {
   random?: RandomSource;
   /** Behaviour rules in force from the start (scripted outcomes); accounts may add their own. */
   rules?: Rule[];
-  onUnexpectedError?: (error: unknown, request: ApiRequest) => void;
+  /** Sends webhook deliveries: `fetch` by default (Node's sandbox uses node:http). */
+  webhookSender?: WebhookSender;
+  /** Sees every event (each change of a payment request), e.g. to assert on it in a test. */
+  onEvent?: EventListener;
+  /** The scheduler's timers (tests may drive them); the platform's by default. */
+  timers?: Timers;
+  /** Sees unexpected errors (bugs) before they become a 500; `request` is absent for background work. */
+  onUnexpectedError?: (error: unknown, request?: ApiRequest) => void;
 }
 
 /** The sandbox: the engine and the choices it was made with. */
@@ -57,11 +66,15 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     accounts: accountsConfig,
     store,
     clocks: createAccountClocks({ store, wall, mode: options.clock ?? 'running' }),
+    wall,
+    webhookSender: options.webhookSender ?? createFetchWebhookSender(),
+    ...(options.timers ? { timers: options.timers } : {}),
     invoices: createInvoiceIssuer(network, options.signer ?? nobleSigner),
     random: options.random ?? cryptoRandom,
     serviceNodeKey: parsePrivateKey(accountsConfig.serviceNodeKey ?? DEFAULT_ACCOUNTS.serviceNodeKey!),
     rules: [...(accountsConfig.rules ?? []), ...(options.rules ?? [])],
     ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
   });
+  if (options.onEvent) engine.onEvent(options.onEvent);
   return { ...engine, network, accountsConfig };
 }

@@ -3,15 +3,19 @@
  * `handle`; in-process users (and the CLI) also get the parts themselves.
  */
 import { AccountDirectory, type AccountsConfig } from './accounts/accounts.js';
-import { controlRoutes } from './routes/control-routes.js';
+import type { EventListener } from './events/change-log.js';
+import { createEventMachinery, type EventMachinery } from './events/event-machinery.js';
 import { compileCreateBodyValidator } from './payments/create-body.js';
-import { createRequestHandler, type ApiRequest, type RequestHandler } from './pipeline/handler.js';
 import { PaymentRequests } from './payments/payment-requests.js';
-import type { AccountClocks, InvoiceIssuer, RandomSource, SandboxStore } from './ports.js';
 import { RuleBook } from './payments/rules.js';
+import { cryptoRandom } from './random.js';
+import { createRequestHandler, type ApiRequest, type RequestHandler } from './pipeline/handler.js';
+import type { AccountClocks, InvoiceIssuer, RandomSource, SandboxStore, Timers, WallClock, WebhookSender } from './ports.js';
+import { controlRoutes } from './routes/control-routes.js';
+import { v1Routes } from './routes/v1-routes.js';
+import { webhookRoutes } from './routes/webhook-routes.js';
 import type { SandboxSettings } from './settings.js';
 import type { Rule } from '../schemas/rules.js';
-import { v1Routes } from './routes/v1-routes.js';
 
 /** Everything the engine is made of. */
 export interface EngineOptions {
@@ -19,13 +23,18 @@ export interface EngineOptions {
   accounts: AccountsConfig;
   store: SandboxStore;
   clocks: AccountClocks;
+  wall: WallClock;
   invoices: InvoiceIssuer;
   random: RandomSource;
   serviceNodeKey: Uint8Array;
+  /** Sends webhook deliveries. */
+  webhookSender: WebhookSender;
+  /** The scheduler's timers; the platform's by default. */
+  timers?: Timers;
   /** Behaviour rules in force from the start (e.g. from `--scenario` files). */
   rules?: Rule[];
   /** Sees unexpected errors (bugs) before they become a 500, e.g. to log them. */
-  onUnexpectedError?: (error: unknown, request: ApiRequest) => void;
+  onUnexpectedError?: (error: unknown, request?: ApiRequest) => void;
 }
 
 /** The assembled engine. */
@@ -35,28 +44,53 @@ export interface Engine {
   settings: SandboxSettings;
   directory: AccountDirectory;
   paymentRequests: PaymentRequests;
+  /** The account clocks; moving one runs whatever it makes due (expiries, outcomes, retries). */
   clocks: AccountClocks;
   store: SandboxStore;
   rules: RuleBook;
+  /** Events, webhook endpoints, deliveries and the scheduler. */
+  events: EventMachinery;
+  /** Calls `listener` with every event (each change of a payment request); returns the function that stops it. */
+  onEvent(listener: EventListener): () => void;
+  /** Stops the scheduler and aborts delivery attempts in flight; the store stays open (close it after). */
+  close(): void;
 }
 
 /** Assembles the engine. */
 export function createEngine(options: EngineOptions): Engine {
-  const { settings, store, clocks } = options;
+  const { settings, store } = options;
+  const onUnexpectedError = options.onUnexpectedError ?? (() => {});
   const directory = new AccountDirectory(options.accounts);
   const rules = new RuleBook(options.rules);
-  const paymentRequests = new PaymentRequests({ ...options, rules });
+  const events = createEventMachinery({
+    store,
+    clocks: options.clocks,
+    wall: options.wall,
+    // Not the engine's random source: fixtures seed that one, and event ids drawn from it would
+    // change every record generated after the first event.
+    random: cryptoRandom,
+    sender: options.webhookSender,
+    allowedHosts: settings.webhookAllowedHosts,
+    ...(options.timers ? { timers: options.timers } : {}),
+    onError: (error) => onUnexpectedError(error),
+  });
+  const { clocks } = events;
+  const paymentRequests = new PaymentRequests({ ...options, clocks, rules, changes: events.changeLog });
   const routes = [
     ...v1Routes({ directory, paymentRequests, validateCreateBody: compileCreateBodyValidator(settings) }),
     ...(settings.controls ? controlRoutes({ directory, paymentRequests, clocks, rules }) : []),
+    ...(settings.controls ? webhookRoutes({ directory, endpoints: events.endpoints, log: events.log }) : []),
   ];
   return {
-    handle: createRequestHandler(routes, options.onUnexpectedError),
+    handle: createRequestHandler(routes, onUnexpectedError),
     settings,
     directory,
     paymentRequests,
     clocks,
     store,
     rules,
+    events,
+    onEvent: (listener) => events.changeLog.subscribe(listener),
+    close: () => events.close(),
   };
 }

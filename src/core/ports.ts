@@ -2,6 +2,7 @@
  * The engine's ports: what it needs from the world, each implemented per platform. The engine
  * itself does no I/O, so the same code runs behind Fastify in Node and behind MSW in a browser.
  */
+import type { DeliveryRecord, EndpointRecord, EventRecord } from './events/records.js';
 import type { PaymentRequestRecord } from './payments/payment-request.js';
 
 /** An account's clock: wall time plus an offset, or frozen at an instant (epoch ms). */
@@ -11,14 +12,47 @@ export interface ClockState {
 }
 
 /**
- * Where payment requests and account clocks live. Reads are synchronous (every store keeps an
- * in-memory index); writes resolve only once durable, so a transport may acknowledge them.
+ * One write that must land whole: a payment request's new state, the event that records it and
+ * the deliveries that event owes (a transactional outbox), or an endpoint and what it stops.
+ * Deliveries and endpoints replace those with the same key.
  */
-export interface SandboxStore {
+export interface StoreChange {
+  paymentRequests?: PaymentRequestRecord[];
+  events?: EventRecord[];
+  deliveries?: DeliveryRecord[];
+  endpoints?: EndpointRecord[];
+  deletedEndpoints?: string[];
+}
+
+/** The event side of a store: events, webhook endpoints and delivery attempts, per account. */
+export interface EventStoreReads {
+  getEvent(id: string): EventRecord | undefined;
+  /** The account's kept events, newest first. */
+  eventsOf(accountId: string): EventRecord[];
+  getEndpoint(id: string): EndpointRecord | undefined;
+  /** The account's endpoints, oldest first. */
+  endpointsOf(accountId: string): EndpointRecord[];
+  getDelivery(id: string, attempt: number): DeliveryRecord | undefined;
+  /** The account's delivery attempts, newest first. */
+  deliveriesOf(accountId: string): DeliveryRecord[];
+  /** Every attempt not yet made, all accounts (to schedule them after a start). */
+  pendingDeliveries(): DeliveryRecord[];
+}
+
+/**
+ * Where payment requests, account clocks, events and webhooks live. Reads are synchronous (every
+ * store keeps an in-memory index, and a write is visible there as soon as it is made); writes
+ * resolve only once durable, so a transport may acknowledge them.
+ */
+export interface SandboxStore extends EventStoreReads {
   getPaymentRequest(id: string): PaymentRequestRecord | undefined;
   findPaymentRequestByHash(paymentHash: string): PaymentRequestRecord | undefined;
+  /** Every stored record whose status is `pending` (to schedule expiries after a start). */
+  pendingPaymentRequests(): PaymentRequestRecord[];
   /** Inserts or replaces the record with the same id. */
   savePaymentRequest(record: PaymentRequestRecord): Promise<void>;
+  /** Writes a change atomically; see StoreChange. */
+  commit(change: StoreChange): Promise<void>;
   /** Deletes every payment request of the account. */
   deletePaymentRequestsOf(accountId: string): Promise<void>;
   getClock(accountId: string): ClockState | undefined;
@@ -82,4 +116,31 @@ export interface AccountClocks {
   setTime(accountId: string, epochMs: number): Promise<void>;
   /** Back to wall time, in the sandbox's starting mode. */
   reset(accountId: string): Promise<void>;
+}
+
+/** One webhook delivery attempt as it goes over the wire. */
+export interface WebhookRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** The attempt fails after this long without a complete answer. */
+  timeoutMs: number;
+}
+
+/** How an attempt went: the receiver's status, or why there was none. */
+export type WebhookResponse = { status: number; durationMs: number } | { error: string; durationMs: number };
+
+/**
+ * Sends webhook deliveries (Node: node:http with a timeout, a cap on the response size and no
+ * redirects followed). Never throws: failures are answers. Aborted by `signal` when the sandbox
+ * closes; an aborted attempt is not recorded, so it is made again after a restart.
+ */
+export interface WebhookSender {
+  send(request: WebhookRequest, signal: AbortSignal): Promise<WebhookResponse>;
+}
+
+/** Timers, injected so the scheduler can be driven by tests; the platform's by default. */
+export interface Timers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
 }

@@ -2,6 +2,7 @@
  * Where the spec says "not shown", the sandbox picks a default and makes it a setting. Every such
  * choice lives here, with the reason for its default, so the README can quote one place.
  */
+import type { WebhookHostPolicy } from './events/webhook-endpoints.js';
 
 /** How a fee of 0.5 % that is not a whole number of sats is rounded (spec: "not shown"). */
 export type FeeRounding = 'floor' | 'round' | 'ceil';
@@ -28,6 +29,11 @@ export interface SandboxSettings {
   maxMetadataDepth: number;
   /** Whether the `/sandbox/v1` control API is served. */
   controls: boolean;
+  /**
+   * Hosts webhook URLs registered through the API may name: `any`, or a list (`lnpr serve` makes
+   * it a list when it listens beyond loopback; see the README's "Webhooks").
+   */
+  webhookAllowedHosts: WebhookHostPolicy;
 }
 
 /** The defaults, documented in the README under "Open points". */
@@ -42,6 +48,7 @@ export const DEFAULT_SETTINGS: Readonly<SandboxSettings> = Object.freeze({
   maxMetadataBytes: 16_384,
   maxMetadataDepth: 16,
   controls: true,
+  webhookAllowedHosts: 'any',
 });
 
 /** Merges user settings over the defaults and rejects combinations that cannot work. */

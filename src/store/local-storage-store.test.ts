@@ -82,6 +82,9 @@ describe('localStorage store', () => {
       version: LOCAL_STORAGE_VERSION,
       paymentRequests: [kept],
       clocks: { acct_a: { offsetMs: 60_000, frozenAtMs: null } },
+      events: [],
+      endpoints: [],
+      deliveries: [],
     });
     expect(warn).not.toHaveBeenCalled();
   });

@@ -12,8 +12,10 @@
  */
 import { LowSync } from 'lowdb';
 import { LocalStorage } from 'lowdb/browser';
+import type { DeliveryRecord, EndpointRecord, EventRecord } from '../core/events/records.js';
 import type { ClockState, SandboxStore } from '../core/ports.js';
 import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
+import { indexReads } from './index-reads.js';
 import { StoreIndex } from './store-index.js';
 import { isClockState, isIndexableRecord, isJsonObject } from './stored-values.js';
 
@@ -30,6 +32,10 @@ export interface LocalStorageDocument {
   version: typeof LOCAL_STORAGE_VERSION;
   paymentRequests: PaymentRequestRecord[];
   clocks: Record<string, ClockState>;
+  /** Absent in documents written before webhooks existed. */
+  events?: EventRecord[];
+  endpoints?: EndpointRecord[];
+  deliveries?: DeliveryRecord[];
 }
 
 /** Options of `openLocalStorageStore`. */
@@ -51,6 +57,7 @@ export function openLocalStorageStore(options: LocalStorageStoreOptions = {}): S
     const document = readDocument(db, key);
     for (const record of document?.paymentRequests ?? []) index.put(record);
     for (const [accountId, state] of Object.entries(document?.clocks ?? {})) index.setClock(accountId, state);
+    index.apply({ events: document?.events ?? [], endpoints: document?.endpoints ?? [], deliveries: document?.deliveries ?? [] });
   }
 
   // Warn once per run of failures, not once per write: a full quota would otherwise flood the console.
@@ -62,6 +69,9 @@ export function openLocalStorageStore(options: LocalStorageStoreOptions = {}): S
       version: LOCAL_STORAGE_VERSION,
       paymentRequests: index.records(),
       clocks: Object.fromEntries(index.clocks()),
+      events: index.events.allEvents(),
+      endpoints: index.events.allEndpoints(),
+      deliveries: index.events.allDeliveries(),
     };
     try {
       db.write();
@@ -73,22 +83,23 @@ export function openLocalStorageStore(options: LocalStorageStoreOptions = {}): S
   };
 
   return {
-    getPaymentRequest: (id) => index.get(id),
-    findPaymentRequestByHash: (paymentHash) => index.findByHash(paymentHash),
+    ...indexReads(index),
     savePaymentRequest: async (record) => {
       index.put(record);
+      persist();
+    },
+    commit: async (change) => {
+      index.apply(change);
       persist();
     },
     deletePaymentRequestsOf: async (accountId) => {
       index.deleteAccount(accountId);
       persist();
     },
-    getClock: (accountId) => index.getClock(accountId),
     saveClock: async (accountId, state) => {
       index.setClock(accountId, state);
       persist();
     },
-    size: () => index.size,
     // Every write is already in localStorage: nothing to flush.
     close: async () => {},
   };
@@ -133,6 +144,9 @@ function problemOf(data: unknown): string | undefined {
     return 'has a "paymentRequests" that is not a list of payment requests';
   }
   if (!isJsonObject(data.clocks) || !Object.values(data.clocks).every(isClockState)) return 'has a "clocks" that is not a map of clock states';
+  for (const list of ['events', 'endpoints', 'deliveries'] as const) {
+    if (data[list] !== undefined && !(Array.isArray(data[list]) && data[list].every(isJsonObject))) return `has a "${list}" that is not a list of objects`;
+  }
   return undefined;
 }
 

@@ -4,34 +4,37 @@
  */
 import type { ClockState, SandboxStore } from '../core/ports.js';
 import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
+import { indexReads } from './index-reads.js';
 import { StoreIndex } from './store-index.js';
 
 /** What a memory store starts with, e.g. fixtures. */
 export interface MemoryStoreContents {
   paymentRequests?: Iterable<PaymentRequestRecord>;
   clocks?: Iterable<[accountId: string, state: ClockState]>;
+  /** Events kept per account; 1,000 by default. */
+  eventHistory?: number;
 }
 
 /** A store held in memory only. */
 export function createMemoryStore(initial: MemoryStoreContents = {}): SandboxStore {
-  const index = new StoreIndex();
+  const index = new StoreIndex(initial.eventHistory);
   for (const record of initial.paymentRequests ?? []) index.put(record);
   for (const [accountId, state] of initial.clocks ?? []) index.setClock(accountId, state);
 
   return {
-    getPaymentRequest: (id) => index.get(id),
-    findPaymentRequestByHash: (paymentHash) => index.findByHash(paymentHash),
+    ...indexReads(index),
     savePaymentRequest: async (record) => {
       index.put(record);
+    },
+    commit: async (change) => {
+      index.apply(change);
     },
     deletePaymentRequestsOf: async (accountId) => {
       index.deleteAccount(accountId);
     },
-    getClock: (accountId) => index.getClock(accountId),
     saveClock: async (accountId, state) => {
       index.setClock(accountId, state);
     },
-    size: () => index.size,
     close: async () => {},
   };
 }

@@ -1,10 +1,11 @@
 /**
  * The in-memory index every store reads from: payment requests by id, by payment hash and by
- * account, and clocks by account. Mutations are synchronous so a store can apply a write before
+ * account, clocks by account, and events and webhooks (`events`). Mutations are synchronous so a store can apply a write before
  * it is durable and still answer reads from one place. Browser-safe.
  */
-import type { ClockState } from '../core/ports.js';
+import type { ClockState, StoreChange } from '../core/ports.js';
 import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
+import { EventIndex } from './event-index.js';
 
 /** Maps of stored values, kept consistent with each other on every change. */
 export class StoreIndex {
@@ -12,6 +13,21 @@ export class StoreIndex {
   readonly #byHash = new Map<string, PaymentRequestRecord>();
   readonly #idsByAccount = new Map<string, Set<string>>();
   readonly #clocks = new Map<string, ClockState>();
+  /** Events, webhook endpoints and delivery attempts. */
+  readonly events: EventIndex;
+
+  constructor(eventHistory?: number) {
+    this.events = new EventIndex(eventHistory);
+  }
+
+  /** Applies a change whole: records first, then events, endpoints, then the attempts that refer to them. */
+  apply(change: StoreChange): void {
+    for (const record of change.paymentRequests ?? []) this.put(record);
+    for (const event of change.events ?? []) this.events.putEvent(event);
+    for (const endpoint of change.endpoints ?? []) this.events.putEndpoint(endpoint);
+    for (const id of change.deletedEndpoints ?? []) this.events.deleteEndpoint(id);
+    for (const delivery of change.deliveries ?? []) this.events.putDelivery(delivery);
+  }
 
   /** The record with this id. */
   get(id: string): PaymentRequestRecord | undefined {

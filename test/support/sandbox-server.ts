@@ -53,6 +53,7 @@ export async function startServer(
     api: (path, init = {}) => api(url, path, init),
     async close() {
       await app.close();
+      sandbox.close();
       await sandbox.store.close();
     },
   };

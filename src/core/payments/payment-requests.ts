@@ -13,6 +13,7 @@ import { newPaymentRequestId } from '../ids.js';
 import { TERMINAL_STATUSES, type PaymentRequestRecord, type Transition } from './payment-request.js';
 import type { RuleBook } from './rules.js';
 import { applyTransition, asOf } from './state-machine.js';
+import type { ChangeLog } from '../events/change-log.js';
 import type { AccountClocks, InvoiceIssuer, RandomSource, SandboxStore } from '../ports.js';
 import type { SandboxSettings } from '../settings.js';
 
@@ -26,6 +27,8 @@ export interface PaymentRequestDeps {
   /** Signs custodial invoices; NWC accounts sign with their own wallet node key. */
   serviceNodeKey: Uint8Array;
   rules: RuleBook;
+  /** Saves each change with its event and the deliveries it owes. */
+  changes: Pick<ChangeLog, 'save'>;
 }
 
 /** Creates and reads payment requests on behalf of callers. */
@@ -38,7 +41,7 @@ export class PaymentRequests {
 
   /** Creates a pending payment request with a signed invoice; resolves once it is stored durably. */
   async create(caller: Caller, body: CreatePaymentRequestBody): Promise<PaymentRequestRecord> {
-    const { settings, store, clocks, invoices, random, serviceNodeKey, rules } = this.#deps;
+    const { settings, clocks, invoices, random, serviceNodeKey, rules } = this.#deps;
     const { account } = caller;
     // Whole seconds, because the invoice's timestamp is: `createdAt` and the invoice then agree
     // exactly, and so do `expiresAt` and the invoice's timestamp + expiry.
@@ -81,7 +84,7 @@ export class PaymentRequests {
       updatedAt: createdAt,
       ...(scheduledOutcome ? { scheduledOutcome } : {}),
     };
-    await store.savePaymentRequest(record);
+    await this.#deps.changes.save(record);
     return record;
   }
 
@@ -122,11 +125,12 @@ export class PaymentRequests {
     const nowMs = this.#deps.clocks.now(caller.account.id);
     const current = asOf(stored, nowMs);
     if (TERMINAL_STATUSES.has(current.status) && current !== stored) {
-      // Expired (or settled by a rule) only as derived on read: this write makes it so on disk.
-      await this.#deps.store.savePaymentRequest(current);
+      // Expired (or settled by a rule) only as derived on read, the scheduler not having run yet:
+      // record it now, with its event, before refusing the transition.
+      await this.#deps.changes.save(current, stored);
     }
     const next = applyTransition(current, transition, nowMs);
-    await this.#deps.store.savePaymentRequest(next);
+    await this.#deps.changes.save(next, current);
     return next;
   }
 

@@ -2,7 +2,8 @@
  * The states of a payment request and how it moves between them. `pending` is the only state with
  * a way out: to `completed`, `failed` or `expired`. Terminal states never change. Time-driven moves
  * (expiry, outcomes scheduled by behaviour rules) are derived on read from the account's clock, so
- * no background job exists and a frozen clock really stops the world.
+ * a read never waits for the scheduler, which records the same change (and its event) when it
+ * falls due; a frozen clock really stops the world.
  */
 import { ApiError } from '../pipeline/errors.js';
 import { TERMINAL_STATUSES, type PaymentRequestRecord, type PaymentRequestStatus, type Transition } from './payment-request.js';
@@ -34,6 +35,17 @@ export function asOf(record: PaymentRequestRecord, nowMs: number): PaymentReques
     if (dueMs <= nowMs && dueMs < expiresAtMs) return moved(record, scheduled.transition, dueMs);
   }
   return nowMs < expiresAtMs ? record : moved(record, 'expire', expiresAtMs);
+}
+
+/**
+ * When `asOf` will next read the record differently: its scheduled outcome or its expiry, on its
+ * account's clock; undefined for a terminal record. The scheduler wakes then to record the change.
+ */
+export function nextChangeAtMs(record: PaymentRequestRecord): number | undefined {
+  if (record.status !== 'pending') return undefined;
+  const expiresAtMs = Date.parse(record.expiresAt);
+  const dueMs = record.scheduledOutcome === undefined ? Infinity : Date.parse(record.scheduledOutcome.at);
+  return Math.min(dueMs, expiresAtMs);
 }
 
 /**

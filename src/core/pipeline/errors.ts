@@ -18,6 +18,8 @@ const CATALOGUE = {
   route_not_found: { status: 404, message: 'No such endpoint.' },
   payment_request_not_found: { status: 404, message: 'No payment request with that id.' },
   invoice_not_found: { status: 404, message: 'No payment request of this account has that invoice.' },
+  event_not_found: { status: 404, message: 'No event of this account has that id.' },
+  webhook_endpoint_not_found: { status: 404, message: 'No webhook endpoint of this account has that id.' },
   method_not_allowed: { status: 405, message: 'This endpoint does not accept that method.' },
   invalid_transition: { status: 409, message: 'The payment request is in a terminal state and cannot change.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },

@@ -1,0 +1,172 @@
+/**
+ * Makes delivery attempts as they fall due: signs each per Standard Webhooks (the
+ * `standardwebhooks` library, so any receiver using it verifies them), hands it to the
+ * WebhookSender port, and records the outcome with the next attempt it calls for in one write.
+ * Attempts run in the background with bounded concurrency, overall and per endpoint: no API
+ * request ever waits on one, and a receiver that hangs holds its own few slots for at most the
+ * attempt timeout while other endpoints' deliveries go on.
+ */
+import { Webhook } from 'standardwebhooks';
+import type { AccountClocks, SandboxStore, WallClock, WebhookResponse, WebhookSender } from '../ports.js';
+import { released } from './delivery-plan.js';
+import { heldIn, scheduleDelivery } from './change-log.js';
+import { deliveryKey, toEventView, type DeliveryRecord, type EndpointRecord, type EventRecord } from './records.js';
+import { ATTEMPT_TIMEOUT_MS, nextAttemptDueMs } from './retry-schedule.js';
+import type { Scheduler } from './scheduler.js';
+
+/** Attempts in flight at once, all endpoints. */
+export const DELIVERY_CONCURRENCY = 64;
+/** Attempts in flight at once to one endpoint. */
+export const ENDPOINT_CONCURRENCY = 8;
+
+/** What the dispatcher needs. */
+export interface DispatcherDeps {
+  store: SandboxStore;
+  clocks: AccountClocks;
+  wall: WallClock;
+  sender: WebhookSender;
+  scheduler: Scheduler;
+  onError(error: unknown): void;
+  concurrency?: number;
+}
+
+/** Sends due delivery attempts and records how they went. */
+export class DeliveryDispatcher {
+  readonly #deps: DispatcherDeps;
+  readonly #concurrency: number;
+  /** Waiting attempts per endpoint, in the order they fell due. */
+  readonly #waiting = new Map<string, DeliveryRecord[]>();
+  readonly #activeByEndpoint = new Map<string, number>();
+  #waitingCount = 0;
+  readonly #queued = new Set<string>();
+  readonly #abort = new AbortController();
+  readonly #signers = new Map<string, Webhook>();
+  #active = 0;
+  #idle: Array<() => void> = [];
+
+  constructor(deps: DispatcherDeps) {
+    this.#deps = deps;
+    this.#concurrency = deps.concurrency ?? DELIVERY_CONCURRENCY;
+  }
+
+  /** Queues the attempt (once, however often its due moment is reported). */
+  enqueue(delivery: DeliveryRecord): void {
+    const key = deliveryKey(delivery);
+    if (this.#queued.has(key) || this.#abort.signal.aborted) return;
+    this.#queued.add(key);
+    const queue = this.#waiting.get(delivery.endpoint);
+    if (queue) queue.push(delivery);
+    else this.#waiting.set(delivery.endpoint, [delivery]);
+    this.#waitingCount += 1;
+    this.#pump();
+  }
+
+  /** Attempts queued or in flight. */
+  get busy(): number {
+    return this.#waitingCount + this.#active;
+  }
+
+  /** Resolves when no attempt is queued or in flight (for tests and graceful stops). */
+  idle(): Promise<void> {
+    return this.busy === 0 ? Promise.resolve() : new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  /** Aborts attempts in flight (they stay pending, to be made again after a restart) and takes no more. */
+  close(): void {
+    this.#abort.abort();
+    this.#waiting.clear();
+    this.#waitingCount = 0;
+  }
+
+  #pump(): void {
+    for (const [endpointId, queue] of this.#waiting) {
+      let active = this.#activeByEndpoint.get(endpointId) ?? 0;
+      while (this.#active < this.#concurrency && active < ENDPOINT_CONCURRENCY && queue.length > 0) {
+        active += 1;
+        this.#start(queue.shift()!);
+      }
+      if (queue.length === 0) this.#waiting.delete(endpointId);
+      if (this.#active >= this.#concurrency) return;
+    }
+  }
+
+  #start(delivery: DeliveryRecord): void {
+    const { endpoint } = delivery;
+    this.#waitingCount -= 1;
+    this.#active += 1;
+    this.#activeByEndpoint.set(endpoint, (this.#activeByEndpoint.get(endpoint) ?? 0) + 1);
+    void this.#attempt(delivery)
+      .catch(this.#deps.onError)
+      .finally(() => {
+        this.#active -= 1;
+        const left = this.#activeByEndpoint.get(endpoint)! - 1;
+        if (left === 0) this.#activeByEndpoint.delete(endpoint);
+        else this.#activeByEndpoint.set(endpoint, left);
+        this.#queued.delete(deliveryKey(delivery));
+        this.#pump();
+        if (this.busy === 0) for (const resolve of this.#idle.splice(0)) resolve();
+      });
+  }
+
+  async #attempt(queued: DeliveryRecord): Promise<void> {
+    const { store, clocks, wall, sender } = this.#deps;
+    const delivery = store.getDelivery(queued.id, queued.attempt);
+    if (delivery === undefined || delivery.status !== 'pending' || delivery.scheduledAt === null) return;
+    const endpoint = store.getEndpoint(delivery.endpoint);
+    const event = store.getEvent(delivery.event);
+    const attemptedAtMs = clocks.now(delivery.accountId);
+    if (endpoint === undefined || event === undefined) {
+      const error = endpoint === undefined ? 'the endpoint was deleted' : 'the event is no longer kept';
+      await store.commit({ deliveries: [{ ...delivery, status: 'failed', error, attemptedAt: iso(attemptedAtMs), durationMs: 0 }] });
+      return;
+    }
+    const body = JSON.stringify(toEventView(event));
+    const sentAt = new Date(wall.now());
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'lnpr-sandbox-webhooks',
+      'webhook-id': event.id,
+      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+      'webhook-signature': this.#signerFor(endpoint.secret).sign(event.id, sentAt, body),
+    };
+    const response = await sender.send({ url: endpoint.url, headers, body, timeoutMs: ATTEMPT_TIMEOUT_MS }, this.#abort.signal);
+    if (this.#abort.signal.aborted) return;
+    await this.#record(delivery, endpoint, event, attemptedAtMs, response);
+  }
+
+  /** Writes the attempt's outcome, the retry it calls for, and any delivery it releases. */
+  async #record(delivery: DeliveryRecord, endpoint: EndpointRecord, event: EventRecord, attemptedAtMs: number, response: WebhookResponse): Promise<void> {
+    const { store, clocks, scheduler } = this.#deps;
+    const succeeded = 'status' in response && response.status >= 200 && response.status < 300;
+    const outcome: DeliveryRecord = {
+      ...delivery,
+      status: succeeded ? 'succeeded' : 'failed',
+      responseStatus: 'status' in response ? response.status : null,
+      error: succeeded ? null : 'error' in response ? response.error : `the receiver answered ${response.status}`,
+      attemptedAt: iso(attemptedAtMs),
+      durationMs: Math.max(0, Math.round(response.durationMs)),
+    };
+    const written = [outcome];
+    const retryDueMs = succeeded ? undefined : nextAttemptDueMs(delivery.attempt, Date.parse(delivery.scheduledAt!));
+    if (retryDueMs !== undefined) {
+      written.push({ ...delivery, attempt: delivery.attempt + 1, scheduledAt: iso(retryDueMs) });
+    }
+    // `reorder`: the newer event has now been tried, so the held `created` one may follow it.
+    if (endpoint.faults.reorder && delivery.attempt === 1 && event.type !== 'payment_request.created') {
+      const nowMs = clocks.now(delivery.accountId);
+      for (const held of heldIn(store)(endpoint, event.data.id)) written.push(released(held, nowMs));
+    }
+    await store.commit({ deliveries: written });
+    for (const next of written.slice(1)) scheduleDelivery(scheduler, next);
+  }
+
+  #signerFor(secret: string): Webhook {
+    let signer = this.#signers.get(secret);
+    if (!signer) this.#signers.set(secret, (signer = new Webhook(secret)));
+    return signer;
+  }
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,83 @@
+/**
+ * What the control API reads of an account's events and deliveries, and redelivery: a new
+ * delivery of a kept event to each of the account's endpoints that takes its type, due now and
+ * without faults (a person pressing "Redeliver" wants it sent, not misbehaved with).
+ */
+import type { EventType } from '../../schemas/webhooks.js';
+import { ApiError } from '../pipeline/errors.js';
+import type { AccountClocks, RandomSource, SandboxStore } from '../ports.js';
+import { scheduleDelivery } from './change-log.js';
+import { firstAttempt } from './delivery-plan.js';
+import type { DeliveryRecord, EventRecord } from './records.js';
+import type { Scheduler } from './scheduler.js';
+
+/** Filters of `GET /sandbox/v1/events`. */
+export interface EventFilter {
+  type?: EventType;
+  paymentRequestId?: string;
+  limit: number;
+}
+
+/** Filters of `GET /sandbox/v1/webhook-deliveries`. */
+export interface DeliveryFilter {
+  event?: string;
+  endpoint?: string;
+  limit: number;
+}
+
+/** What the event log needs. */
+export interface EventLogDeps {
+  store: SandboxStore;
+  clocks: AccountClocks;
+  random: RandomSource;
+  scheduler: Scheduler;
+}
+
+/** Reads events and deliveries, and redelivers. */
+export class EventLog {
+  readonly #deps: EventLogDeps;
+
+  constructor(deps: EventLogDeps) {
+    this.#deps = deps;
+  }
+
+  /** The account's events, newest first. */
+  events(accountId: string, filter: EventFilter): EventRecord[] {
+    const matching = this.#deps.store
+      .eventsOf(accountId)
+      .filter((event) => (filter.type === undefined || event.type === filter.type) && (filter.paymentRequestId === undefined || event.data.id === filter.paymentRequestId));
+    return matching.slice(0, filter.limit);
+  }
+
+  /** The account's event; another account's reads as absent. */
+  event(accountId: string, id: string): EventRecord {
+    const event = this.#deps.store.getEvent(id);
+    if (event === undefined || event.accountId !== accountId) {
+      throw new ApiError('event_not_found', `No event with the id ${JSON.stringify(id.slice(0, 64))} (the sandbox keeps each account's newest 1,000).`);
+    }
+    return event;
+  }
+
+  /** The account's delivery attempts, newest first; 404 for a filter naming an unknown event. */
+  deliveries(accountId: string, filter: DeliveryFilter): DeliveryRecord[] {
+    if (filter.event !== undefined) this.event(accountId, filter.event);
+    const matching = this.#deps.store
+      .deliveriesOf(accountId)
+      .filter((delivery) => (filter.event === undefined || delivery.event === filter.event) && (filter.endpoint === undefined || delivery.endpoint === filter.endpoint));
+    return matching.slice(0, filter.limit);
+  }
+
+  /** Sends the event again to the account's endpoints that take its type; the new deliveries. */
+  async redeliver(accountId: string, eventId: string): Promise<DeliveryRecord[]> {
+    const { store, clocks, random, scheduler } = this.#deps;
+    const event = this.event(accountId, eventId);
+    const nowMs = clocks.now(accountId);
+    const deliveries = store
+      .endpointsOf(accountId)
+      .filter((endpoint) => endpoint.events.includes(event.type))
+      .map((endpoint) => firstAttempt(event, endpoint, nowMs, random));
+    await store.commit({ deliveries });
+    for (const delivery of deliveries) scheduleDelivery(scheduler, delivery);
+    return deliveries;
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * An account's webhook endpoints: registered through the control API, or at start from
+ * `--webhook` and the accounts file. A URL must be http(s), and on a sandbox others can reach,
+ * its host must be one the operator allowed: any key holder could otherwise make the sandbox send
+ * requests into the operator's network.
+ */
+import { base64 } from '@scure/base';
+import { EVENT_TYPES, type CreateEndpointBody, type EventType } from '../../schemas/webhooks.js';
+import { newId } from '../ids.js';
+import { ApiError, type ErrorDetail } from '../pipeline/errors.js';
+import type { AccountClocks, RandomSource, SandboxStore } from '../ports.js';
+import type { EndpointRecord } from './records.js';
+
+/** Endpoints one account may have: enough for any test, few enough that a loop cannot flood. */
+export const MAX_ENDPOINTS_PER_ACCOUNT = 20;
+
+/** Which hosts webhook URLs may name: any, or these (lower case; `*` in the list means any). */
+export type WebhookHostPolicy = 'any' | readonly string[];
+
+/** What the endpoints need. */
+export interface WebhookEndpointsDeps {
+  store: SandboxStore;
+  clocks: AccountClocks;
+  random: RandomSource;
+  allowedHosts: WebhookHostPolicy;
+}
+
+/** An endpoint fixed at start (`--webhook`, accounts file): its secret may be given. */
+export interface ConfiguredEndpoint {
+  url: string;
+  secret?: string;
+  events?: EventType[];
+}
+
+/** Registers, lists and deletes webhook endpoints. */
+export class WebhookEndpoints {
+  readonly #deps: WebhookEndpointsDeps;
+
+  constructor(deps: WebhookEndpointsDeps) {
+    this.#deps = deps;
+  }
+
+  /** Registers an endpoint for the account; 400 for a URL it may not have. */
+  register(accountId: string, body: CreateEndpointBody): Promise<EndpointRecord> {
+    return this.#create(accountId, body, undefined, this.#deps.allowedHosts);
+  }
+
+  async #create(accountId: string, body: CreateEndpointBody, secret: string | undefined, allowedHosts: WebhookHostPolicy): Promise<EndpointRecord> {
+    const problem = webhookUrlProblem(body.url, allowedHosts);
+    if (problem) throw new ApiError('invalid_request', `Invalid webhook endpoint: ${problem.message}.`, [problem]);
+    if (this.list(accountId).length >= MAX_ENDPOINTS_PER_ACCOUNT) {
+      const message = `an account may have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first`;
+      throw new ApiError('invalid_request', `Invalid webhook endpoint: ${message}.`, [{ field: 'url', code: 'too_many_endpoints', message }]);
+    }
+    const endpoint: EndpointRecord = {
+      id: newId('we_', this.#deps.random),
+      accountId,
+      url: body.url,
+      events: body.events ?? [...EVENT_TYPES],
+      faults: body.faults ?? {},
+      secret: secret ?? newWebhookSecret(this.#deps.random),
+      createdAt: new Date(this.#deps.clocks.now(accountId)).toISOString(),
+    };
+    await this.#deps.store.commit({ endpoints: [endpoint] });
+    return endpoint;
+  }
+
+  /**
+   * Makes sure a configured endpoint exists: one with the same URL (from an earlier start with the
+   * same data file) is kept, with the given secret and events; otherwise it is registered. Configured
+   * URLs are the operator's own, so the host policy does not apply.
+   */
+  async ensure(accountId: string, configured: ConfiguredEndpoint): Promise<EndpointRecord> {
+    const existing = this.list(accountId).find((endpoint) => endpoint.url === configured.url);
+    if (existing === undefined) {
+      const body = { url: configured.url, ...(configured.events ? { events: configured.events } : {}) };
+      return this.#create(accountId, body, configured.secret, 'any');
+    }
+    const updated = { ...existing, secret: configured.secret ?? existing.secret, events: configured.events ?? existing.events };
+    await this.#deps.store.commit({ endpoints: [updated] });
+    return updated;
+  }
+
+  /** The account's endpoints, oldest first. */
+  list(accountId: string): EndpointRecord[] {
+    return this.#deps.store.endpointsOf(accountId);
+  }
+
+  /** The account's endpoint; another account's reads as absent. */
+  get(accountId: string, id: string): EndpointRecord {
+    const endpoint = this.#deps.store.getEndpoint(id);
+    if (endpoint === undefined || endpoint.accountId !== accountId) {
+      throw new ApiError('webhook_endpoint_not_found', `No webhook endpoint with the id ${JSON.stringify(id.slice(0, 64))}.`);
+    }
+    return endpoint;
+  }
+
+  /** Deletes the endpoint; its pending deliveries fail ("the endpoint was deleted") in the same write. */
+  async delete(accountId: string, id: string): Promise<void> {
+    const endpoint = this.get(accountId, id);
+    const nowIso = new Date(this.#deps.clocks.now(accountId)).toISOString();
+    const stopped = this.#deps.store
+      .deliveriesOf(accountId)
+      .filter((delivery) => delivery.endpoint === endpoint.id && delivery.status === 'pending')
+      .map(({ heldFor: _held, ...delivery }) => ({ ...delivery, status: 'failed' as const, error: 'the endpoint was deleted', attemptedAt: nowIso, durationMs: 0 }));
+    await this.#deps.store.commit({ deletedEndpoints: [endpoint.id], deliveries: stopped });
+  }
+}
+
+/** A new endpoint secret: `whsec_` and 24 random bytes in base64, as Standard Webhooks has them. */
+export function newWebhookSecret(random: RandomSource): string {
+  return `whsec_${base64.encode(random.bytes(24))}`;
+}
+
+/** What is wrong with a webhook URL under the host policy, or undefined. */
+export function webhookUrlProblem(url: string, allowedHosts: WebhookHostPolicy): ErrorDetail | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { field: 'url', code: 'invalid_url', message: 'url must be an absolute http or https URL' };
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return { field: 'url', code: 'unsupported_scheme', message: `url must use http or https, not ${parsed.protocol.slice(0, -1)}` };
+  }
+  if (allowedHosts === 'any' || allowedHosts.includes('*')) return undefined;
+  const host = parsed.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  if (allowedHosts.includes(host)) return undefined;
+  return {
+    field: 'url',
+    code: 'host_not_allowed',
+    message: `the sandbox is reachable from other machines, so webhook URLs may only name the hosts its operator allowed (lnpr serve --webhook-allow-host ${host})`,
+  };
+}

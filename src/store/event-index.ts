@@ -1,0 +1,112 @@
+/**
+ * The event side of the in-memory index: events, webhook endpoints and delivery attempts. Events
+ * are bounded per account (the newest `eventHistory` are kept; an evicted event takes its
+ * delivery attempts with it), so a long-running sandbox does not grow without end. Browser-safe.
+ */
+import type { EventStoreReads } from '../core/ports.js';
+import { deliveryKey, type DeliveryRecord, type EndpointRecord, type EventRecord } from '../core/events/records.js';
+
+/** Events kept per account unless told otherwise. */
+export const DEFAULT_EVENT_HISTORY = 1_000;
+
+/** Maps of events, endpoints and attempts, kept consistent with each other on every change. */
+export class EventIndex implements EventStoreReads {
+  readonly #eventHistory: number;
+  readonly #events = new Map<string, EventRecord>();
+  /** Per account, in the order events happened (Map keeps insertion order). */
+  readonly #eventsByAccount = new Map<string, Map<string, EventRecord>>();
+  readonly #endpoints = new Map<string, EndpointRecord>();
+  readonly #deliveries = new Map<string, DeliveryRecord>();
+  /** Per account, attempts in the order they were first written. */
+  readonly #deliveriesByAccount = new Map<string, Map<string, DeliveryRecord>>();
+  readonly #deliveryKeysByEvent = new Map<string, Set<string>>();
+
+  constructor(eventHistory = DEFAULT_EVENT_HISTORY) {
+    this.#eventHistory = eventHistory;
+  }
+
+  getEvent(id: string): EventRecord | undefined {
+    return this.#events.get(id);
+  }
+
+  eventsOf(accountId: string): EventRecord[] {
+    return Array.from(this.#eventsByAccount.get(accountId)?.values() ?? []).reverse();
+  }
+
+  getEndpoint(id: string): EndpointRecord | undefined {
+    return this.#endpoints.get(id);
+  }
+
+  endpointsOf(accountId: string): EndpointRecord[] {
+    return Array.from(this.#endpoints.values()).filter((endpoint) => endpoint.accountId === accountId);
+  }
+
+  getDelivery(id: string, attempt: number): DeliveryRecord | undefined {
+    return this.#deliveries.get(deliveryKey({ id, attempt }));
+  }
+
+  deliveriesOf(accountId: string): DeliveryRecord[] {
+    return Array.from(this.#deliveriesByAccount.get(accountId)?.values() ?? []).reverse();
+  }
+
+  pendingDeliveries(): DeliveryRecord[] {
+    return Array.from(this.#deliveries.values()).filter((delivery) => delivery.status === 'pending');
+  }
+
+  /** Adds an event, evicting the account's oldest beyond the history bound. */
+  putEvent(event: EventRecord): void {
+    this.#events.set(event.id, event);
+    let ofAccount = this.#eventsByAccount.get(event.accountId);
+    if (!ofAccount) this.#eventsByAccount.set(event.accountId, (ofAccount = new Map()));
+    ofAccount.set(event.id, event);
+    while (ofAccount.size > this.#eventHistory) this.#evict(ofAccount, ofAccount.keys().next().value!);
+  }
+
+  /** Inserts or replaces an attempt; one for an event no longer kept is dropped. */
+  putDelivery(delivery: DeliveryRecord): void {
+    if (!this.#events.has(delivery.event)) return;
+    const key = deliveryKey(delivery);
+    this.#deliveries.set(key, delivery);
+    let ofAccount = this.#deliveriesByAccount.get(delivery.accountId);
+    if (!ofAccount) this.#deliveriesByAccount.set(delivery.accountId, (ofAccount = new Map()));
+    ofAccount.set(key, delivery);
+    let keys = this.#deliveryKeysByEvent.get(delivery.event);
+    if (!keys) this.#deliveryKeysByEvent.set(delivery.event, (keys = new Set()));
+    keys.add(key);
+  }
+
+  putEndpoint(endpoint: EndpointRecord): void {
+    this.#endpoints.set(endpoint.id, endpoint);
+  }
+
+  deleteEndpoint(id: string): void {
+    this.#endpoints.delete(id);
+  }
+
+  /** Every event, oldest first per account (for a snapshot). */
+  allEvents(): EventRecord[] {
+    return Array.from(this.#eventsByAccount.values()).flatMap((events) => Array.from(events.values()));
+  }
+
+  /** Every attempt, in the order first written per account (for a snapshot). */
+  allDeliveries(): DeliveryRecord[] {
+    return Array.from(this.#deliveriesByAccount.values()).flatMap((deliveries) => Array.from(deliveries.values()));
+  }
+
+  /** Every endpoint (for a snapshot). */
+  allEndpoints(): EndpointRecord[] {
+    return Array.from(this.#endpoints.values());
+  }
+
+  #evict(ofAccount: Map<string, EventRecord>, eventId: string): void {
+    const event = ofAccount.get(eventId)!;
+    ofAccount.delete(eventId);
+    this.#events.delete(eventId);
+    const deliveriesOfAccount = this.#deliveriesByAccount.get(event.accountId);
+    for (const key of this.#deliveryKeysByEvent.get(eventId) ?? []) {
+      this.#deliveries.delete(key);
+      deliveriesOfAccount?.delete(key);
+    }
+    this.#deliveryKeysByEvent.delete(eventId);
+  }
+}
