@@ -286,6 +286,24 @@ describe('retries on the account clock', () => {
   });
 });
 
+describe('on a running clock', () => {
+  it('sends expired within a second of expiresAt, with no request to notice it', async () => {
+    const running = await startServer();
+    try {
+      const res = await running.api('/sandbox/v1/webhook-endpoints', { body: { url: receiver.url, events: ['payment_request.expired'] } });
+      receiver.secret = res.body.secret;
+      const pr = (await running.api('/api/v1/payment-requests', { body: createBody({ expiresIn: 1 }) })).body;
+      const [expired] = await receiver.waitFor(1, 4_000);
+      const lateMs = Date.now() - Date.parse(pr.expiresAt);
+      expect(expired!.event).toMatchObject({ type: 'payment_request.expired', timestamp: pr.expiresAt, data: { id: pr.id, status: 'expired' } });
+      expect(expired!.verified).toBe(true);
+      expect(lateMs).toBeLessThan(1_000);
+    } finally {
+      await running.close();
+    }
+  });
+});
+
 describe('redelivery', () => {
   it('sends a kept event again with the same webhook-id, answering 202', async () => {
     await register();

@@ -61,6 +61,20 @@ describe('createHandlers', () => {
     expect(await json(await send(handlers, `http://x.test/api/v1/payment-requests/${created.id}/status`))).toEqual({ status: 'expired' });
   });
 
+  it('tells onEvent of every change, in order, with the payment request as the API shows it', async () => {
+    const seen: Array<{ type: string; data: { id: string; status: string } }> = [];
+    const handlers = createHandlers({ clock: 'frozen', onEvent: (event) => seen.push(event) });
+    const created = await json(await send(handlers, 'http://x.test/api/v1/payment-requests', { body: { ...CREATE, expiresIn: 60 } }));
+    expect(seen).toEqual([expect.objectContaining({ type: 'payment_request.created', data: created })]);
+    await send(handlers, 'http://x.test/sandbox/v1/clock/advance', { body: { seconds: 60 } });
+    expect(seen.map((event) => [event.type, event.data.status])).toEqual([
+      ['payment_request.created', 'pending'],
+      ['payment_request.expired', 'expired'],
+    ]);
+    const listed = await json(await send(handlers, 'http://x.test/sandbox/v1/events'));
+    expect(listed.data).toEqual([...seen].reverse());
+  });
+
   it('passes the sandbox options on: network, settings, clock, rules, accounts', async () => {
     const handlers = createHandlers({
       network: 'signet',
