@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ENDPOINT_CONCURRENCY } from '../src/core/events/delivery-dispatcher.js';
 import { eventFraction } from '../src/core/events/fault-decisions.js';
 import { RETRY_DELAYS_SECONDS } from '../src/core/events/retry-schedule.js';
+import { DEFAULT_ACCOUNTS } from '../src/sandbox.js';
 import { createBody, KEYS, startServer, type RunningServer } from './support/sandbox-server.js';
 import { startReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
@@ -282,6 +283,36 @@ describe('retries on the account clock', () => {
       expect(log.filter((d: { status: string }) => d.status === 'pending')).toHaveLength(20);
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe('endpoints from the accounts file', () => {
+  it('are registered at start with their secret and filter, once however often the sandbox starts', async () => {
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const accounts = {
+      ...DEFAULT_ACCOUNTS,
+      accounts: DEFAULT_ACCOUNTS.accounts.map((account) =>
+        account.id === 'acct_custodial' ? { ...account, webhooks: [{ url: receiver.url, secret, events: ['payment_request.created' as const] }] } : account,
+      ),
+    };
+    const configured = await startServer({ accounts, clock: 'frozen' });
+    try {
+      receiver.secret = secret;
+      const listed = (await configured.api('/sandbox/v1/webhook-endpoints')).body.data;
+      expect(listed).toEqual([expect.objectContaining({ url: receiver.url, secret, events: ['payment_request.created'] })]);
+      expect((await configured.api('/sandbox/v1/webhook-endpoints', { key: KEYS.nwc })).body.data).toEqual([]);
+      const pr = (await configured.api('/api/v1/payment-requests', { body: createBody() })).body;
+      await configured.api(`/sandbox/v1/payment-requests/${pr.id}/complete`, { method: 'POST' });
+      const [delivery] = await receiver.waitFor(1);
+      await configured.sandbox.events.settle();
+      expect(receiver.received).toHaveLength(1);
+      expect(delivery).toMatchObject({ verified: true, event: { type: 'payment_request.created', data: { id: pr.id } } });
+      // The same configuration again over the same store: still one endpoint.
+      await configured.sandbox.events.endpoints.ensure('acct_custodial', { url: receiver.url, secret });
+      expect((await configured.api('/sandbox/v1/webhook-endpoints')).body.data).toHaveLength(1);
+    } finally {
+      await configured.close();
     }
   });
 });

@@ -75,6 +75,10 @@ export function createEngine(options: EngineOptions): Engine {
     onError: (error) => onUnexpectedError(error),
   });
   const { clocks } = events;
+  // Written to the index at once (acknowledged later), so the first request already sees them.
+  for (const account of options.accounts.accounts) {
+    for (const webhook of account.webhooks ?? []) events.endpoints.ensure(account.id, webhook).catch(onUnexpectedError);
+  }
   const paymentRequests = new PaymentRequests({ ...options, clocks, rules, changes: events.changeLog });
   const routes = [
     ...v1Routes({ directory, paymentRequests, validateCreateBody: compileCreateBodyValidator(settings) }),

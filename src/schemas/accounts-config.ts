@@ -1,5 +1,18 @@
 /** The accounts file (`fixtures/accounts.json`, or the user's own through `--config`). */
 import { rulesSchema } from './rules.js';
+import { EVENT_TYPES } from './webhooks.js';
+
+/** A webhook endpoint an account has from the start. */
+const configuredWebhookSchema = {
+  type: 'object',
+  required: ['url'],
+  additionalProperties: false,
+  properties: {
+    url: { type: 'string', pattern: '^https?://\\S+$', maxLength: 2048 },
+    secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$' },
+    events: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: EVENT_TYPES } },
+  },
+} as const;
 
 export const accountsConfigSchema = {
   $id: 'https://lnpr-sandbox.dev/schemas/accounts-config.json',
@@ -22,6 +35,8 @@ export const accountsConfigSchema = {
           mode: { enum: ['custodial', 'nwc'] },
           nwcRelay: { type: 'string', pattern: '^wss?://\\S+$' },
           walletNodeKey: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+          /** Webhook endpoints registered at start (kept, not duplicated, across restarts with --data). */
+          webhooks: { type: 'array', items: configuredWebhookSchema },
         },
         if: { properties: { mode: { const: 'nwc' } } },
         then: { required: ['nwcRelay', 'walletNodeKey'] },

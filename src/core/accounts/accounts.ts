@@ -6,6 +6,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Rule } from '../../schemas/rules.js';
+import type { ConfiguredEndpoint } from '../events/webhook-endpoints.js';
 import { ApiError } from '../pipeline/errors.js';
 
 /** What a key may do. Reading covers both GET endpoints. */
@@ -19,6 +20,8 @@ export interface AccountConfig {
   nwcRelay?: string;
   /** Hex private key of the connected wallet's node, which signs this account's invoices; required for `nwc`. */
   walletNodeKey?: string;
+  /** Webhook endpoints the account has from the start. */
+  webhooks?: ConfiguredEndpoint[];
 }
 
 /** An API key as configured. */
