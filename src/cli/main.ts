@@ -11,6 +11,7 @@ Commands:
   scenario     run scenario files against a server (lnpr scenario --help)
   fixtures     write deterministic sample data (lnpr fixtures --help)
   conformance  run the conformance suite against an implementation (lnpr conformance --help)
+  webhooks     test a webhook receiver: lnpr webhooks check (lnpr webhooks check --help)
 `;
 
 // Each subcommand is loaded only when called: `serve` starts without the conformance suite's
@@ -26,6 +27,8 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./fixtures.js')).fixtures(args);
     case 'conformance':
       return (await import('./conformance.js')).conformance(args);
+    case 'webhooks':
+      return webhooks(args);
     case undefined:
     case 'help':
     case '--help':
@@ -35,6 +38,16 @@ async function main(argv: string[]): Promise<void> {
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }
+}
+
+/** `lnpr webhooks <subcommand>`: `check` so far. The word is never echoed: it may be a stray secret. */
+async function webhooks([subcommand, ...args]: string[]): Promise<void> {
+  if (subcommand === 'check') return (await import('./webhooks-check.js')).webhooksCheck(args);
+  if (subcommand === undefined || subcommand === '--help' || subcommand === '-h') {
+    process.stdout.write('Usage: lnpr webhooks check --url URL --secret whsec_… (lnpr webhooks check --help)\n');
+    return;
+  }
+  throw new UsageError('lnpr webhooks has one subcommand: check (lnpr webhooks check --help)');
 }
 
 /** Errors that mean the call or its environment is wrong, not the program: a message, exit 2. */
