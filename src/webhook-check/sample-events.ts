@@ -4,7 +4,7 @@
  * `GET /api/v1/payment-requests/{id}` answers. So `data` is exactly what the sandbox's own
  * deliveries carry, and a receiver that validates it (or decodes the invoice) sees nothing odd.
  */
-import { newPaymentRequestId } from '../core/ids.js';
+import { newId } from '../core/ids.js';
 import { cryptoRandom } from '../core/random.js';
 import type { PaymentRequest } from '../schemas/payment-request.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';
@@ -43,7 +43,7 @@ const SANDBOX_KEY = 'sk_test_custodial';
 
 /** A new `evt_` id: the same 24 base62 characters as the sandbox's ids. */
 export function newEventId(): string {
-  return `evt_${newPaymentRequestId(cryptoRandom).slice('pr_'.length)}`;
+  return newId('evt_', cryptoRandom);
 }
 
 /** `event` under a new id: the same change, announced as an event never seen before. */
