@@ -23,9 +23,13 @@ export interface Check {
   title: string;
   /** The spec section the check comes from. */
   section: string;
+  /** The spec's words the check enforces (quoted or closely paraphrased), for the coverage table. */
+  statement?: string;
   level: CheckLevel;
   profile: CheckProfile;
   needs?: CheckNeed[];
+  /** Runs after every other check of the run, so it can review every answer they received. */
+  last?: boolean;
   run(context: CheckContext): Promise<void>;
 }
 

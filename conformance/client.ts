@@ -24,6 +24,20 @@ export interface ApiAnswer {
   durationMs: number;
 }
 
+/** One answer of a v1 endpoint, as the client logs it for the media-type review. */
+export interface LoggedAnswer {
+  method: string;
+  /** The path without the query. */
+  path: string;
+  status: number;
+  /** The Content-Type header, or null when absent. */
+  contentType: string | null;
+  /** Whether the body parsed as JSON. */
+  isJson: boolean;
+  /** The parsed body of a 2xx answer of create or GET (a payment request, as the target says), else undefined. */
+  body?: unknown;
+}
+
 /** The target could not be reached at all (exit status 2, not a failed check). */
 export class TargetUnreachable extends Error {
   override readonly name = 'TargetUnreachable';
@@ -48,6 +62,7 @@ export class ApiClient {
   readonly #timeoutMs: number;
   readonly #maxRetryAfterMs: number;
   readonly #slots: Semaphore;
+  readonly #log: LoggedAnswer[] = [];
 
   constructor(options: ApiClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -66,6 +81,11 @@ export class ApiClient {
       if (retryAfterMs === undefined || attempt >= 5 || retryAfterMs > this.#maxRetryAfterMs) return answer;
       await new Promise((resolve) => setTimeout(resolve, retryAfterMs));
     }
+  }
+
+  /** Every answer of a `/api/v1/` path so far, in arrival order (a copy). */
+  v1Answers(): LoggedAnswer[] {
+    return [...this.#log];
   }
 
   /** GET with the main key. */
@@ -110,6 +130,11 @@ export class ApiClient {
       isJson = true;
     } catch {
       body = undefined;
+    }
+    if (path.startsWith('/api/v1/')) {
+      const pathname = path.split('?')[0]!;
+      const isObjectAnswer = response.ok && isJson && !pathname.endsWith('/status');
+      this.#log.push({ method, path: pathname, status: response.status, contentType: response.headers.get('content-type'), isJson, ...(isObjectAnswer ? { body } : {}) });
     }
     return { status: response.status, headers: response.headers, text, body, isJson, durationMs: performance.now() - started };
   }

@@ -58,15 +58,18 @@ export async function runConformance(options: ConformanceOptions, checks: readon
   };
 
   const results: CheckResult[] = [];
-  const queue = [...selected];
-  const workers = Array.from({ length: Math.max(1, options.concurrency ?? 4) }, async () => {
-    for (let check = queue.shift(); check !== undefined; check = queue.shift()) {
-      const result = await runOne(check, context, known.has(check.id));
-      results.push(result);
-      options.onCheck?.(result);
-    }
-  });
-  await Promise.all(workers);
+  // Checks marked `last` review what the others received, so they start when the others are done.
+  for (const batch of [selected.filter((check) => !check.last), selected.filter((check) => check.last)]) {
+    const queue = [...batch];
+    const workers = Array.from({ length: Math.max(1, options.concurrency ?? 4) }, async () => {
+      for (let check = queue.shift(); check !== undefined; check = queue.shift()) {
+        const result = await runOne(check, context, known.has(check.id));
+        results.push(result);
+        options.onCheck?.(result);
+      }
+    });
+    await Promise.all(workers);
+  }
 
   if (observations.network === 'mainnet') warnings.push('the target issues MAINNET invoices: paying them moves real bitcoin');
   const order = new Map(selected.map((check, index) => [check.id, index]));

@@ -207,7 +207,6 @@ describe('against a wrong server', () => {
       expect(byId['invoice.payment-hash']).toBe('failed');
       // destinationWallet shown.
       expect(byId['create.no-destination-wallet']).toBe('failed');
-      expect(byId['read.get-hidden-fields']).toBe('failed');
       // A status endpoint with more than {status}.
       expect(byId['read.status-exact']).toBe('failed');
       // What it does right.

@@ -7,7 +7,13 @@
 import type { Check, CheckContext } from '../check.js';
 import {
   assert,
+  assertStatus,
+  COLLECTION,
   createPaymentRequest,
+  describeBody,
+  expectCreated,
+  postCreate,
+  receivedPaymentRequests,
   deepEqual,
   FIELD_RULES,
   has,
@@ -43,13 +49,40 @@ function onShared(id: string, title: string, section: string, test: (body: Recor
   };
 }
 
-/** A check that a field is present and passes its rule. */
-function fieldCheck(field: string, id: string, title: string): Check {
-  return onShared(id, title, RESOURCE, (body) => {
-    assert(has(body, field), `the 201 body: expected the field ${field}, got no such field (fields: ${show(Object.keys(body))})`);
+/** What is wrong with `fields` of one payment request object (absent, or failing its rule), or undefined. */
+function fieldsProblem(body: Record<string, unknown>, fields: readonly string[]): string | undefined {
+  const problems = fields.flatMap((field) => {
+    if (!has(body, field)) return [`${field}: expected present, got absent`];
     const problem = FIELD_RULES[field]!(body[field]);
-    assert(problem === undefined, `the 201 body's ${field}: ${problem}`);
+    return problem === undefined ? [] : [`${field}: ${problem}`];
   });
+  return problems.length === 0 ? undefined : problems.join('; ');
+}
+
+/**
+ * A rule of the payment request object, held for every object the run received (each 201 and
+ * each GET, of every key, pending or completed): checks marked `last` see them all. It needs one
+ * object at least, so it creates the shared request first.
+ */
+function everyObject(id: string, title: string, test: (body: Record<string, unknown>) => string | undefined, observe?: (body: Record<string, any>, context: CheckContext) => void): Check {
+  return {
+    id,
+    title,
+    section: RESOURCE,
+    level: 'MUST',
+    profile: 'core',
+    last: true,
+    async run(context) {
+      const shared = await sharedPaymentRequest(context);
+      observe?.(shared, context);
+      const received = receivedPaymentRequests(context);
+      const problems = received.flatMap(({ where, body }) => {
+        const problem = test(body);
+        return problem === undefined ? [] : [`${where} (id ${show(body.id)}): ${problem}`];
+      });
+      assert(problems.length === 0, `${problems.length} of the ${received.length} payment request objects received: ${problems.slice(0, 3).join(' | ')}${problems.length > 3 ? ' | …' : ''}`);
+    },
+  };
 }
 
 /** Checks `expiresAt − createdAt` against `seconds`, with one second of slack for truncation. */
@@ -77,26 +110,13 @@ export const createChecks: Check[] = [
     level: 'MUST',
     profile: 'core',
     async run(context) {
-      await sharedPaymentRequest(context);
-    },
-  },
-  {
-    id: 'create.content-type-json',
-    title: 'The 201 answer is labelled application/json',
-    section: 'Endpoints',
-    level: 'SHOULD',
-    profile: 'core',
-    async run(context) {
       const answer = await sharedCreateAnswer(context);
-      const type = answer.headers.get('content-type') ?? '';
-      assert(/^application\/([a-z.+-]*\+)?json\b/i.test(type), `expected Content-Type application/json, got ${type === '' ? 'none' : show(type)}`);
+      assertStatus(answer, 201, `POST ${COLLECTION} with a valid body`);
+      assert(isObject(answer.body), `POST ${COLLECTION}: expected a JSON object in the 201 body, got ${describeBody(answer) || 'an empty body'}`);
     },
   },
-  onShared('create.id-format', 'id is a string "pr_<identifier>"', RESOURCE, (body, context) => {
-    assert(has(body, 'id'), 'the 201 body: expected the field id, got no such field');
-    const problem = FIELD_RULES.id!(body.id);
-    assert(problem === undefined, `the 201 body's id: ${problem}`);
-    context.observe('idFormat', idShape(body.id));
+  everyObject('create.id-format', 'id is a string "pr_<identifier>" (in every payment request received)', (body) => fieldsProblem(body, ['id']), (body, context) => {
+    if (typeof body.id === 'string') context.observe('idFormat', idShape(body.id));
   }),
   onShared('create.status-pending', 'status is "pending" on creation', 'States and transitions', (body) => {
     assert(body.status === 'pending', `the 201 body: expected status "pending", got ${show(body.status)}`);
@@ -111,26 +131,21 @@ export const createChecks: Check[] = [
     assert(has(body, 'metadata'), 'the 201 body: expected metadata (it was given), got no such field');
     assert(deepEqual(body.metadata, SHARED_METADATA), `the 201 body: expected metadata ${show(SHARED_METADATA)}, got ${show(body.metadata)}`);
   }),
-  fieldCheck('invoice', 'create.invoice-present', 'invoice is a non-empty string'),
-  fieldCheck('paymentHash', 'create.payment-hash-format', 'paymentHash is 64 hex digits'),
-  fieldCheck('expiresAt', 'create.expires-at-format', 'expiresAt is an ISO 8601 UTC timestamp with milliseconds'),
-  fieldCheck('isNwc', 'create.is-nwc-boolean', 'isNwc is a boolean'),
-  onShared('create.fee-fields', 'feeAmount and feePercentage are numbers', RESOURCE, (body) => {
-    for (const field of ['feeAmount', 'feePercentage']) {
-      assert(has(body, field), `the 201 body: expected the field ${field}, got no such field`);
-      const problem = FIELD_RULES[field]!(body[field]);
-      assert(problem === undefined, `the 201 body's ${field}: ${problem}`);
-    }
-  }),
-  onShared('create.timestamps-format', 'createdAt and updatedAt are ISO 8601 UTC timestamps', RESOURCE, (body, context) => {
-    for (const field of ['createdAt', 'updatedAt']) {
-      assert(has(body, field), `the 201 body: expected the field ${field}, got no such field`);
-      const problem = FIELD_RULES[field]!(body[field]);
-      assert(problem === undefined, `the 201 body's ${field}: ${problem}`);
-    }
-    const fraction = /\.(\d+)/.exec(body.createdAt)?.[1];
-    context.observe('createdAtPrecision', fraction === undefined ? 'whole seconds' : /^0+$/.test(fraction) ? `whole seconds (.${fraction})` : `${fraction.length} fraction digits`);
-  }),
+  everyObject('create.invoice-present', 'invoice is a non-empty string (in every payment request received)', (body) => fieldsProblem(body, ['invoice'])),
+  everyObject('create.payment-hash-format', 'paymentHash is 64 hex digits (in every payment request received)', (body) => fieldsProblem(body, ['paymentHash'])),
+  everyObject('create.expires-at-format', 'expiresAt is an ISO 8601 UTC timestamp with milliseconds (in every payment request received)', (body) => fieldsProblem(body, ['expiresAt'])),
+  everyObject('create.is-nwc-boolean', 'isNwc is a boolean (in every payment request received)', (body) => fieldsProblem(body, ['isNwc'])),
+  everyObject('create.fee-fields', 'feeAmount and feePercentage are numbers (in every payment request received)', (body) => fieldsProblem(body, ['feeAmount', 'feePercentage'])),
+  everyObject(
+    'create.timestamps-format',
+    'createdAt and updatedAt are ISO 8601 UTC timestamps (in every payment request received)',
+    (body) => fieldsProblem(body, ['createdAt', 'updatedAt']),
+    (body, context) => {
+      if (typeof body.createdAt !== 'string') return;
+      const fraction = /\.(\d+)/.exec(body.createdAt)?.[1];
+      context.observe('createdAtPrecision', fraction === undefined ? 'whole seconds' : /^0+$/.test(fraction) ? `whole seconds (.${fraction})` : `${fraction.length} fraction digits`);
+    },
+  ),
   onShared(
     'create.updated-at-not-before-created',
     'updatedAt is not before createdAt',
@@ -140,20 +155,20 @@ export const createChecks: Check[] = [
     },
     'SHOULD',
   ),
-  onShared('create.no-destination-wallet', 'destinationWallet is not in the response', RESOURCE, (body) => {
-    assert(!has(body, 'destinationWallet'), `the 201 body: expected no destinationWallet field, got ${show(body.destinationWallet)}`);
-  }),
-  onShared('create.no-preimage', 'No preimage while pending', RESOURCE, (body) => {
-    assert(!has(body, 'preimage'), `the 201 body (status ${show(body.status)}): expected no preimage field, got one`);
-  }),
-  onShared('create.nwc-relay-only-when-nwc', 'nwcRelay is absent when isNwc is false', RESOURCE, (body, context) => {
-    if (body.isNwc === false) {
-      assert(!has(body, 'nwcRelay'), `the 201 body with isNwc false: expected no nwcRelay field, got ${show(body.nwcRelay)}`);
-    } else {
-      assert(body.isNwc === true, `the 201 body: expected isNwc to be a boolean, got ${show(body.isNwc)}`);
-      context.observe('mainKeyMode', 'non-custodial (isNwc true)');
-    }
-  }),
+  everyObject('create.no-destination-wallet', 'destinationWallet is in no response', (body) =>
+    has(body, 'destinationWallet') ? `expected no destinationWallet field, got ${show(body.destinationWallet)}` : undefined,
+  ),
+  everyObject('create.no-preimage', 'No preimage unless completed', (body) =>
+    body.status !== 'completed' && has(body, 'preimage') ? `status ${show(body.status)}: expected no preimage field, got one` : undefined,
+  ),
+  everyObject(
+    'create.nwc-relay-only-when-nwc',
+    'nwcRelay is absent when isNwc is false',
+    (body) => (body.isNwc === false && has(body, 'nwcRelay') ? `isNwc false: expected no nwcRelay field, got ${show(body.nwcRelay)}` : undefined),
+    (body, context) => {
+      if (body.isNwc === true) context.observe('mainKeyMode', 'non-custodial (isNwc true)');
+    },
+  ),
   onShared('create.default-expiry', 'Without expiresIn, expiresAt is createdAt + 3600 s', 'Limits', (body) => {
     assertValidity(body, 3600, 'without expiresIn');
   }),
@@ -182,6 +197,23 @@ export const createChecks: Check[] = [
       context.observe('metadataWhenAbsent', metadata);
       const extra = Object.keys(body).filter((key) => !SPEC_FIELDS.has(key));
       context.observe('extraFields', extra.length === 0 ? 'none' : extra.sort().join(', '));
+    },
+  },
+  {
+    id: 'create.mode-from-account',
+    title: 'The caller cannot choose the mode: isNwc, nwcRelay or a mode in the body are rejected (400) or change nothing',
+    section: 'What the service does',
+    statement: 'What the service does: the payment mode is "selected automatically from the account configuration and not chosen by the caller"',
+    level: 'MUST',
+    profile: 'core',
+    async run(context) {
+      const reference = await sharedPaymentRequest(context);
+      const asked = { isNwc: reference.isNwc !== true, nwcRelay: 'wss://relay.conformance.example', mode: reference.isNwc === true ? 'custodial' : 'non-custodial' };
+      const answer = await postCreate(context, { ...asked, description: 'lnpr conformance: mode asked by the caller' });
+      if (answer.status === 400) return;
+      const body = expectCreated(answer, `POST ${COLLECTION} asking for ${show(asked)}`);
+      assert(body.isNwc === reference.isNwc, `a create asking for isNwc ${show(asked.isNwc)}: expected the account's mode (isNwc ${show(reference.isNwc)}) or a 400, got isNwc ${show(body.isNwc)}`);
+      assert(has(body, 'nwcRelay') === has(reference, 'nwcRelay'), `a create asking for nwcRelay: expected nwcRelay ${has(reference, 'nwcRelay') ? 'present' : 'absent'} as for the account, got ${show(body.nwcRelay)}`);
     },
   },
   {

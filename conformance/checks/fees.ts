@@ -4,7 +4,9 @@
  * `feePercentage` shown below 1,000 sats (the rate 0.5 or the effective percentage).
  */
 import type { Check, CheckContext } from '../check.js';
+import { accepted, probeAnswer } from './probes.js';
 import { assert, createPaymentRequest, sharedNwcRequest, sharedPaymentRequest, show, validBody } from './support.js';
+import { AMOUNT_PROBES } from './validation.js';
 
 const SECTION = 'Fee rules';
 
@@ -36,6 +38,13 @@ const ROUNDINGS = {
 
 /** Amounts below the threshold, where the 10-sat minimum applies. */
 const BELOW_THRESHOLD = [21, 100, 500, 999] as const;
+
+/** The fees the rules allow for `amount` under each rounding (floor, round, ceil, none). */
+export function allowedFees(amount: number): number[] {
+  const percent = amount / 200;
+  const readings = [Math.floor(percent), Math.round(percent), Math.ceil(percent), percent];
+  return amount < 1000 ? readings.map((fee) => Math.max(10, fee)) : readings;
+}
 
 async function expectFees(context: CheckContext, rows: ReadonlyArray<[number, number]>): Promise<void> {
   const bodies = await Promise.all(rows.map(([amount]) => feeOf(context, amount)));
@@ -124,6 +133,26 @@ export const feeChecks: Check[] = [
         `expected feePercentage below 1,000 sats to be 0.5 for every amount, or fee ÷ amount × 100 (±0.005) for every amount; got ${seen}`,
       );
       context.observe('feePercentageBelow1000', readings[0]!);
+    },
+  },
+  {
+    id: 'fees.accepted-amounts',
+    title: 'Every amount the target accepts (1e3, 21, fractions, millions…) gets the fee of the rules for the amount echoed',
+    section: SECTION,
+    statement: 'What the service does: "A fee is charged on each payment"; Fee rules: under 1,000 sats the higher of 10 sats and 0.5 %, from 1,000 sats 0.5 %',
+    level: 'MUST',
+    profile: 'core',
+    async run(context) {
+      const answers = await Promise.all(AMOUNT_PROBES.map((probe) => probeAnswer(context, probe)));
+      const wrong = AMOUNT_PROBES.flatMap((probe, index) => {
+        const answer = answers[index]!;
+        if (!accepted(answer) || typeof answer.body.amount !== 'number') return [];
+        const { amount, feeAmount } = answer.body;
+        const allowed = allowedFees(amount);
+        const ok = typeof feeAmount === 'number' && allowed.some((fee) => Math.abs(feeAmount - fee) <= 1e-9 * Math.max(1, fee));
+        return ok ? [] : [`${probe.label} (echoed amount ${show(amount)}): expected feeAmount ${[...new Set(allowed)].map(String).join(' or ')}, got ${show(feeAmount)}`];
+      });
+      assert(wrong.length === 0, wrong.join('; '));
     },
   },
   {

@@ -2,15 +2,18 @@
 import type { Check } from '../check.js';
 import { authChecks } from './auth.js';
 import { createChecks } from './create.js';
+import { endpointChecks } from './endpoints.js';
 import { feeChecks } from './fees.js';
 import { invoiceChecks } from './invoice.js';
 import { lifecycleChecks } from './lifecycle.js';
 import { nwcChecks } from './nwc.js';
 import { readChecks } from './read.js';
+import { withStatements } from './statements.js';
 import { validationChecks } from './validation.js';
 
 /** All checks; profiles select from them. */
-export const ALL_CHECKS: readonly Check[] = [
+export const ALL_CHECKS: readonly Check[] = withStatements([
+  ...endpointChecks,
   ...authChecks,
   ...createChecks,
   ...feeChecks,
@@ -19,4 +22,4 @@ export const ALL_CHECKS: readonly Check[] = [
   ...nwcChecks,
   ...invoiceChecks,
   ...lifecycleChecks,
-];
+]);
