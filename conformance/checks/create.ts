@@ -17,6 +17,7 @@ import {
   deepEqual,
   FIELD_RULES,
   has,
+  hexValue,
   isObject,
   SECOND_BODY,
   SHARED_EXPIRES_IN,
@@ -232,7 +233,7 @@ export const createChecks: Check[] = [
       };
       const ids = repeated('id');
       assert(ids.length === 0, `expected ${all.length} different ids for ${all.length} requests, got ${show(ids[0])} more than once (ids: ${show(all.map((body) => body.id))})`);
-      const hashes = repeated('paymentHash', (value) => (typeof value === 'string' ? value.toLowerCase() : undefined));
+      const hashes = repeated('paymentHash', (value) => (typeof value === 'string' ? hexValue(value) : undefined));
       assert(hashes.length === 0, `expected ${all.length} different payment hashes, got ${show(hashes[0])} more than once`);
       // Whether there is an invoice at all is create.invoice-present's business.
       const invoices = repeated('invoice', (value) => (typeof value === 'string' && value !== '' ? value : undefined));

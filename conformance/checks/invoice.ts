@@ -8,6 +8,7 @@ import { decodeInvoice, verifyInvoiceSignature, type DecodedInvoice } from './bo
 import {
   assert,
   HEX_64,
+  hexValue,
   postCreate,
   expectCreated,
   SHARED_EXPIRES_IN,
@@ -19,6 +20,9 @@ import {
 } from './support.js';
 
 const SECTION = 'Resources › Payment request';
+
+/** The networks a Lightning wallet pays Bitcoin on. */
+const BITCOIN_NETWORKS: readonly string[] = ['mainnet', 'testnet', 'signet', 'regtest'];
 
 /** Decodes a payment request's invoice; fails the check with the decoder's reason. */
 export function decodeOf(body: Record<string, any>, what: string): DecodedInvoice {
@@ -58,7 +62,7 @@ export function invoiceProblems(body: Record<string, any>, invoice: DecodedInvoi
   if (!/^0[23][0-9a-f]{64}$/.test(invoice.payeeNodeKey)) problems.push(`payee key recovered from the signature: expected 33 bytes of hex, got ${show(invoice.payeeNodeKey)}`);
   const expectedMsat = typeof body.amount === 'number' && Number.isSafeInteger(body.amount) ? (BigInt(body.amount) * 1000n).toString() : undefined;
   if (invoice.millisatoshis !== expectedMsat) problems.push(`amount: expected ${show(body.amount)} sats (${expectedMsat} msat), the invoice asks ${invoice.millisatoshis ?? 'no amount'} msat`);
-  if (String(invoice.paymentHash).toLowerCase() !== String(body.paymentHash).toLowerCase()) problems.push(`payment hash: expected paymentHash ${show(body.paymentHash)}, the invoice has ${show(invoice.paymentHash)}`);
+  if (hexValue(invoice.paymentHash) !== hexValue(body.paymentHash)) problems.push(`payment hash: expected paymentHash ${show(body.paymentHash)}, the invoice has ${show(invoice.paymentHash)}`);
   if (invoice.paymentSecret === undefined || !HEX_64.test(invoice.paymentSecret)) problems.push(`payment secret: expected 32 bytes (s field), got ${show(invoice.paymentSecret)}`);
   return problems;
 }
@@ -92,6 +96,8 @@ export const invoiceChecks: Check[] = [
   }),
   onInvoice('invoice.network', 'The invoice prefix names a Bitcoin network (lnbcrt, lntbs, lntb, lnbc)', (_body, invoice, context) => {
     context.observe('network', invoice.network);
+    // Simnet (lnsb) decodes, but it is a btcd test harness, not a Bitcoin network a wallet pays on.
+    assert(BITCOIN_NETWORKS.includes(invoice.network), `expected a Bitcoin network (${BITCOIN_NETWORKS.join(', ')}), got ${invoice.network} (prefix ${invoice.prefix})`);
   }),
   onInvoice('invoice.amount', 'The invoice amount is the amount in sats', (body, invoice) => {
     const problems = invoiceProblems(body, invoice).filter((problem) => problem.startsWith('amount'));
@@ -99,7 +105,7 @@ export const invoiceChecks: Check[] = [
   }),
   onInvoice('invoice.payment-hash', 'The invoice payment hash is paymentHash', (body, invoice) => {
     assert(
-      String(invoice.paymentHash).toLowerCase() === String(body.paymentHash).toLowerCase(),
+      hexValue(invoice.paymentHash) === hexValue(body.paymentHash),
       `expected the invoice's payment hash to be paymentHash ${show(body.paymentHash)}, got ${show(invoice.paymentHash)}`,
     );
   }),

@@ -156,6 +156,14 @@ export function isWhole(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
+/**
+ * The bytes a hex field stands for, as lower-case hex without a `0x`: checks that compare a hash
+ * compare values; how it is written (64 hex digits) is create.payment-hash-format's business.
+ */
+export function hexValue(value: unknown): string {
+  return String(value).toLowerCase().replace(/^0x/, '');
+}
+
 /** 64 hexadecimal digits (either case). */
 export const HEX_64 = /^[0-9a-fA-F]{64}$/;
 

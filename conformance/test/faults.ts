@@ -35,23 +35,14 @@ export const SHARED_CATCH: Readonly<Record<string, string>> = {
   'create.description-echo': 'the description of the shared request; create.description-values holds the same rule for other descriptions',
   'create.metadata-echo': 'the metadata of the shared request; create.metadata-values holds the same rule for other objects',
   'create.expires-in-honoured': 'expiresIn 600 of the second shared request; create.expires-in-values holds the same rule for other values',
-  'create.payment-hash-format': 'paymentHash is what invoice.payment-hash, nwc.invoice and lifecycle.preimage compare with the invoice and the preimage: a paymentHash that is not 64 hex digits matches neither',
   'create.fee-fields': 'feeAmount and feePercentage are what the fees.* checks compare: a missing or non-numeric one fails them too',
   'create.unique-ids': 'a repeated id makes the later request replace the earlier one, so reading the earlier one (read.*, nwc.*, lifecycle.*) fails too',
-  'fees.table': 'the worked examples are instances of the rules that fees.threshold-edge (999, 1,000), fees.rounding-above-threshold and fees.accepted-amounts (21, 1,000, 2,100,000 …) hold at other amounts: a wrong rule shows at both',
   'validation.malformed-json': 'its rule (a 4xx) is implied by validation.malformed-json-400 (a 400), which warns about every fault it catches',
   'read.get-fields': 'a GET answering 200 with a JSON object is what every check that reads needs: a fault there fails them too',
   'nwc.create-fields': 'the request it creates with the NWC key is what every nwc.* check reads',
   'nwc.is-nwc-true': 'a non-custodial request that does not say isNwc true either keeps nwcRelay (create.nwc-relay-only-when-nwc fails) or drops it (nwc.relay-on-get fails): the mode and the relay go together',
   'invoice.decodes': 'every invoice.* check reads the decoded invoice: one that does not decode fails them all',
   'invoice.signature-valid': 'the bolt11 decoder verifies the signature too (invoice.decodes), and so every invoice.* check that reads it',
-  'invoice.network': 'an unknown network prefix does not decode, so every invoice.* check fails with it',
-  'lifecycle.completes': 'a payment that does not show also leaves no preimage (lifecycle.preimage), a status endpoint that is not completed and nothing to stay completed',
-  'lifecycle.status-endpoint-completed': 'lifecycle.completes waits on the same status endpoint and the terminal-state checks read it too',
-  'lifecycle.fails': 'lifecycle.failed-stays-failed starts from a failed request',
-  'lifecycle.expires-by-clock': 'lifecycle.expired-stays-expired starts from an expired request',
-  'lifecycle.expired-stays-expired': 'it starts from an expired request: a fault that revives one also shows, at once, as one that never expired (lifecycle.expires-by-clock reads the other request of the same pair)',
-  'lifecycle.failed-stays-failed': 'it starts from a failed request (lifecycle.fails); a payment attempt on it goes through the same control call',
 };
 
 const SECOND = 1000;
@@ -118,6 +109,37 @@ function forgedInvoice(
 
 /** Payment requests of the custodial account (isNwc false): faults of that code path only. */
 const custodial = (pr: Record<string, any>) => pr.isNwc === false;
+
+/**
+ * A fault that lets a control transition out of a terminal state: `transition` on a request that
+ * reads `from` succeeds, and from then on it reads `to` (without a preimage unless completed).
+ */
+function terminalEscape(name: string, from: string, transition: 'complete' | 'fail', to: string, expect: string[], rule: string): FaultCase {
+  const escaped = new Set<string>();
+  const shown = (body: Record<string, any>) => {
+    const { preimage, ...rest } = body;
+    return { ...rest, status: to, ...(to === 'completed' ? { preimage: preimage ?? sha256Hex(`escaped ${body.id}`) } : {}) };
+  };
+  return {
+    rule,
+    expect,
+    fault: {
+      name,
+      description: `${transition === 'complete' ? 'paying' : 'failing'} a ${from} request succeeds and it then reads ${to}`,
+      async request(req, ctx) {
+        if (req.route !== 'control' || req.method !== 'POST' || !req.path.split('?')[0]!.endsWith(`/${transition}`) || req.id === undefined) return undefined;
+        const current = await ctx.upstream('GET', `/api/v1/payment-requests/${encodeURIComponent(req.id)}`, req.key !== undefined ? { key: req.key } : {});
+        if (current.status !== 200 || current.body?.status !== from) return undefined;
+        escaped.add(req.id);
+        return jsonResponse(200, shown(current.body));
+      },
+      response(req, res) {
+        if (req.id === undefined || !escaped.has(req.id) || res.status !== 200 || typeof res.body?.status !== 'string') return;
+        res.body = req.route === 'status' ? { status: to } : shown(res.body);
+      },
+    },
+  };
+}
 
 /** Whether a create body is a JSON object (faults that fill in fields leave other bodies alone). */
 function isObjectBody(body: unknown): body is Record<string, unknown> {
@@ -952,31 +974,14 @@ export function buildFaults(): FaultCase[] {
         },
       },
     },
-    (() => {
-      const failedAfterCompletion = new Set<string>();
-      return {
-        rule: 'States: completed = "Paid" (a paid request does not later fail)',
-        expect: ['lifecycle.completed-stays-completed'],
-        fault: {
-          name: 'completed request can fail',
-          description: 'failing a completed request succeeds and it then reads failed',
-          async request(req, ctx) {
-            if (req.route !== 'control' || req.method !== 'POST' || !/\/fail$/.test(req.path.split('?')[0]!) || req.id === undefined) return undefined;
-            const current = await ctx.upstream('GET', `/api/v1/payment-requests/${encodeURIComponent(req.id)}`, req.key !== undefined ? { key: req.key } : {});
-            if (current.status !== 200 || current.body?.status !== 'completed') return undefined;
-            failedAfterCompletion.add(req.id);
-            const { preimage: _preimage, ...failed } = current.body;
-            return jsonResponse(200, { ...failed, status: 'failed', updatedAt: new Date().toISOString() });
-          },
-          response(req, res) {
-            if (req.id !== undefined && failedAfterCompletion.has(req.id) && res.status === 200 && typeof res.body?.status === 'string') {
-              res.body.status = 'failed';
-              delete res.body.preimage;
-            }
-          },
-        } satisfies Fault,
-      };
-    })(),
+    terminalEscape(
+      'completed request can fail',
+      'completed',
+      'fail',
+      'failed',
+      ['lifecycle.completed-stays-completed'],
+      'States: completed = "Paid" (a paid request does not later fail)',
+    ),
 
     // ---- Faults that only one check catches (added with the suite's blind spots, issue 8 part 5) ----
     {
@@ -1525,6 +1530,59 @@ export function buildFaults(): FaultCase[] {
       ['invoice.long-description'],
       (decoded) => ({ fields: decoded.fields.map((field) => (field.tag === 'h' ? { tag: 'h', words: bytesToWords(hexToBytes(sha256Hex('⚡'.repeat(100)))) } : field)) }),
     ),
+    {
+      rule: 'States: completed, "Paid" (GET shows it)',
+      expect: ['lifecycle.completes'],
+      fault: {
+        name: 'GET lags after payment',
+        description: 'after payment GET keeps reading pending, without a preimage; the status endpoint says completed',
+        response(req, res) {
+          if (req.route === 'read' && res.body?.status === 'completed') {
+            res.body.status = 'pending';
+            delete res.body.preimage;
+          }
+        },
+      },
+    },
+    {
+      rule: 'Get status: status is the request\'s current status (completed once paid)',
+      expect: ['lifecycle.status-endpoint-completed'],
+      fault: {
+        name: 'status endpoint lags after payment',
+        description: 'after payment the status endpoint keeps saying pending; GET says completed',
+        response(req, res) {
+          if (req.route === 'status' && res.body?.status === 'completed') res.body.status = 'pending';
+        },
+      },
+    },
+    {
+      rule: 'Resources: paymentHash, the payment hash (32 bytes as 64 hex digits, like the invoice\'s)',
+      expect: ['create.payment-hash-format'],
+      fault: {
+        name: 'paymentHash with 0x',
+        description: 'paymentHash is written 0x-prefixed (0x3f…), the right bytes',
+        response: eachPaymentRequest((pr) => {
+          if (typeof pr.paymentHash === 'string') pr.paymentHash = `0x${pr.paymentHash}`;
+        }),
+      },
+    },
+    forgedInvoice(
+      'invoice on simnet',
+      'invoices use the simnet prefix lnsb (a btcd test harness), signed correctly',
+      'What the service does: Bitcoin Lightning payment requests (mainnet, testnet, signet or regtest)',
+      ['invoice.network'],
+      (decoded) => ({ hrp: `lnsb${decoded.hrp.slice(decoded.prefix.length)}` }),
+      custodial,
+    ),
+    wrongFee(
+      'volume discount from 5,000 sats',
+      'from 5,000 to 100,000 sats the fee is 0.4 % (10,000 → 40 instead of 50)',
+      'Fee rules: "1,000 sats or more: 0.5 % of the amount" (10,000 → 50)',
+      ['fees.table'],
+      (amount) => (amount < 1000 ? Math.max(10, halfPercent(amount)) : amount >= 5000 && amount <= 100_000 ? Math.round(amount * 0.004) : halfPercent(amount)),
+    ),
+    terminalEscape('failed request can be paid', 'failed', 'complete', 'completed', ['lifecycle.failed-stays-failed'], 'States: failed, "Payment failed" (a failed request is not later paid)'),
+    terminalEscape('expired request can be paid', 'expired', 'complete', 'completed', ['lifecycle.expired-stays-expired'], 'States: expired, "Validity period (expiresIn) elapsed" (an expired request is not later paid)'),
     {
       rule: 'Resources: description, "Description of the payment" (as sent)',
       expect: ['create.description-echo', 'create.description-values'],
