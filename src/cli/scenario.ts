@@ -9,11 +9,12 @@ import { loadScenario, ScenarioFileError } from '../scenario/load-scenario.js';
 import { countSteps, formatScenarioEnd, formatStep, formatSummary } from '../scenario/report.js';
 import { runScenario, TargetUnreachableError, type ScenarioResult } from '../scenario/run-scenario.js';
 import type { Scenario } from '../scenario/scenario-schema.js';
+import { nodeReceivers } from '../scenario/webhook-receiver.node.js';
 import { parseBaseUrl } from './args.js';
 import { UsageError } from './usage-error.js';
 
 /** The usage text of `lnpr scenario`. */
-export const SCENARIO_USAGE = `Usage: lnpr scenario run FILE... --base-url URL --api-key KEY [--key NAME=KEY]...
+export const SCENARIO_USAGE = `Usage: lnpr scenario run FILE... --base-url URL --api-key KEY [--key NAME=KEY]... [--receiver-host HOST]
 
   Runs scenario files (scenarios/*.yaml; format in scenarios/README.md) step by step against a
   server with the /sandbox/v1 control API, and stops a file at its first failing step.
@@ -21,6 +22,9 @@ export const SCENARIO_USAGE = `Usage: lnpr scenario run FILE... --base-url URL -
   --base-url URL     the server, e.g. http://127.0.0.1:8787
   --api-key KEY      the default key (steps without key:, and the account the file's rules go to)
   --key NAME=KEY     a named key for steps with key: NAME; wins over the file's keys (repeatable)
+  --receiver-host HOST
+                     where receiver: steps listen for webhook deliveries, and the host in their
+                     URLs (default 127.0.0.1); the server must be able to reach it
 
   Exit status: 0 every step passed; 1 a step failed; 2 bad usage, an invalid file, or a server
   that cannot be reached.
@@ -42,6 +46,7 @@ export async function scenario(args: string[]): Promise<void> {
       'base-url': { type: 'string' },
       'api-key': { type: 'string' },
       key: { type: 'string', multiple: true },
+      'receiver-host': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -54,6 +59,9 @@ export async function scenario(args: string[]): Promise<void> {
   const apiKey = values['api-key'];
   if (apiKey === undefined || apiKey === '') throw new UsageError('--api-key KEY is required');
   const keys = parseKeys(values.key ?? []);
+  const receiverHost = values['receiver-host'];
+  if (receiverHost === '') throw new UsageError('--receiver-host needs a host, e.g. --receiver-host 192.168.1.20');
+  const startReceiver = nodeReceivers(receiverHost === undefined ? {} : { host: receiverHost });
 
   // Every file is read and validated before anything runs: a typo in the last file costs nothing.
   const scenarios: Array<{ file: string; scenario: Scenario }> = positionals.map((file) => ({ file, scenario: readScenario(file) }));
@@ -66,6 +74,7 @@ export async function scenario(args: string[]): Promise<void> {
         baseUrl,
         apiKey,
         keys,
+        startReceiver,
         onStep: (step) => process.stdout.write(formatStep(step).map((line) => `  ${line}\n`).join('')),
       });
       results.push(result);

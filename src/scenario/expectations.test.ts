@@ -105,6 +105,15 @@ describe('checkExpectations', () => {
     ]);
   });
 
+  it('counts the items of a list answer: body.data, or the body when it is an array', () => {
+    const list = response(200, { data: [{ type: 'a' }, { type: 'b' }] });
+    expect(checkExpectations({ count: 2 }, list)).toEqual([]);
+    expect(checkExpectations({ count: 1 }, list)).toEqual([{ path: 'body.data.length', expected: '1', actual: '2' }]);
+    expect(checkExpectations({ count: 0 }, response(200, []))).toEqual([]);
+    expect(checkExpectations({ count: 3 }, response(200, [1]))).toEqual([{ path: 'body.length', expected: '3', actual: '1' }]);
+    expect(checkExpectations({ count: 1 }, created)).toEqual([{ path: 'body.data', expected: 'a list of 1', actual: '(absent)' }]);
+  });
+
   it('reports a body that is not JSON as a mismatch, not a crash', () => {
     expect(checkExpectations({ body: { status: 'ok' } }, { status: 200, body: '<html>', text: '<html>' })).toEqual([
       { path: 'body', expected: 'an object', actual: '"<html>"' },

@@ -47,14 +47,22 @@ export function checkExpectations(expect: Expectation | undefined, response: Ste
     checkPreimage(response.body, typeof hash === 'string' ? hash : undefined, 'body.paymentHash', mismatches);
   }
   if (rules.preimageMatches !== undefined) checkPreimage(response.body, rules.preimageMatches, 'the given hash', mismatches);
+  if (rules.count !== undefined) checkCount(rules.count, response.body, mismatches);
   return mismatches;
 }
 
+/** The list in an answer (`body.data`, or the body when it is an array) has `count` items. */
+function checkCount(count: number, body: unknown, out: Mismatch[]): void {
+  const [path, list] = Array.isArray(body) ? ['body', body] : ['body.data', fieldAt(body, ['data'])];
+  if (!Array.isArray(list)) out.push({ path, expected: `a list of ${count}`, actual: render(list) });
+  else if (list.length !== count) out.push({ path: `${path}.length`, expected: String(count), actual: String(list.length) });
+}
+
 /**
- * `expected` against `actual` at `path`. Objects match partially (only the given fields count)
- * unless `exact`; arrays must have the same length and match element by element.
+ * `expected` against `actual` at `path`, adding to `out`. Objects match partially (only the given
+ * fields count) unless `exact`; arrays must have the same length and match element by element.
  */
-function compare(expected: unknown, actual: unknown, path: string, exact: boolean, out: Mismatch[]): void {
+export function compare(expected: unknown, actual: unknown, path: string, exact: boolean, out: Mismatch[]): void {
   if (isPlainObject(expected)) {
     if (!isPlainObject(actual)) {
       out.push({ path, expected: 'an object', actual: render(actual) });

@@ -100,6 +100,68 @@ steps:
     ]);
   });
 
+  it('parses the webhook steps', () => {
+    const scenario = loadScenario(`
+name: Webhooks
+steps:
+  - reset: true
+  - receiver: { answer: [500, 204] }
+    as: shop
+  - webhook: { url: "\${shop.url}", events: [payment_request.completed], faults: { duplicate: 1 } }
+    as: hook
+  - received: shop
+    as: got
+    expect: { count: 2, types: [payment_request.completed], events: [{}], verified: true, sameWebhookId: true }
+  - events: { paymentRequest: pr_1, type: payment_request.created, limit: 1 }
+    expect: { count: 1, body: { data: [{ type: payment_request.created }] } }
+  - deliveries: { event: "\${got.data.0.event.id}", endpoint: "\${hook.id}", limit: "\${hook.limit}" }
+  - redeliver: evt_1
+    expect: { status: 202 }
+  - receiver: true
+    as: other
+`);
+    expect(scenario.steps[1]).toEqual({ receiver: { answer: [500, 204] }, as: 'shop' });
+    expect(scenario.steps[7]).toEqual({ receiver: true, as: 'other' });
+  });
+
+  it('checks the webhook steps: receivers named and started before received, expectations that apply', () => {
+    expect(
+      problemsOf(`name: x
+steps:
+  - received: shop
+  - receiver: true
+  - receiver: false
+    as: a
+  - receiver: { answer: [500, 99], after: 1 }
+    as: b
+    expect: { status: 200 }
+  - received: b
+    key: nwc
+    expect: { status: 200, count: 1, verified: false }
+  - events: { type: x, colour: red }
+    expect: { types: [x] }
+  - webhook: { events: [] }
+  - deliveries: { limit: 0 }
+  - redeliver: ""
+`),
+    ).toEqual([
+      'step 1 (line 3): received: "shop" is not the name of an earlier receiver step (none so far)',
+      'step 2 (line 4): a receiver needs a name, `as: NAME`, for `received: NAME` and `${NAME.url}`',
+      'step 3 (line 5): receiver must be true, or { answer: [status, …] }',
+      'step 4 (line 7): receiver: unknown key "after"',
+      'step 4 (line 7): receiver.answer.1 must be >= 100',
+      'step 4 (line 7): a receiver takes no expect or key: it sends no request (a later `received` step expects on what it got)',
+      'step 5 (line 10): expect.verified must be true',
+      'step 5 (line 10): received takes no key: it sends no request',
+      'step 5 (line 10): expect.status does not apply to received (it takes count, types, events, verified, sameWebhookId)',
+      'step 6 (line 13): events: unknown key "colour"',
+      'step 6 (line 13): expect.types applies only to received steps (what a receiver got)',
+      'step 7 (line 15): webhook: "url" is required',
+      'step 8 (line 16): deliveries.limit must be a whole number (1 or more), or one reference',
+      'step 9 (line 17): redeliver must be an event id, usually a reference such as ${log.data.0.id}',
+    ]);
+  });
+
   it('checks the top level: name, steps, keys, rules', () => {
     expect(problemsOf('steps: []\nkeys: { default: a }\nrules: [{ outcome: win }]\nextra: 1\n')).toEqual([
       '"name" is required',

@@ -5,7 +5,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, isSeq, type Node } from 'yaml';
 import { malformedReferences } from './references.js';
-import { scenarioSchema, STEP_ACTIONS, STEP_OPTIONS, type Scenario } from './scenario-schema.js';
+import { HTTP_EXPECTATIONS, RECEIVED_EXPECTATIONS, scenarioSchema, STEP_ACTIONS, STEP_OPTIONS, type Scenario } from './scenario-schema.js';
 
 /** A scenario file that cannot run: every problem found, one per line in `message`. */
 export class ScenarioFileError extends Error {
@@ -46,7 +46,7 @@ export function loadScenario(text: string, source = 'scenario'): Scenario {
   };
 
   const problems = validate(data) ? [] : schemaProblems(validate.errors ?? [], data);
-  problems.push(...referenceProblems(data));
+  problems.push(...referenceProblems(data), ...receiverProblems(data));
   problems.sort((a, b) => (a.step ?? -1) - (b.step ?? -1));
   if (problems.length > 0) {
     throw new ScenarioFileError(
@@ -118,7 +118,7 @@ function schemaProblems(errors: ErrorObject[], data: unknown): Problem[] {
   return problems;
 }
 
-const DESCRIBED_KEYWORDS = new Set(['type', 'pattern', 'minimum', 'minLength']);
+const DESCRIBED_KEYWORDS = new Set(['type', 'pattern', 'minimum', 'minLength', 'not']);
 
 function actionProblem(step: Record<string, unknown>): string {
   const actions = STEP_ACTIONS.filter((action) => Object.hasOwn(step, action));
@@ -134,6 +134,44 @@ function referenceProblems(data: unknown): Problem[] {
   steps.forEach((step, index) => {
     for (const reference of malformedReferences(step)) {
       problems.push({ step: index, text: `malformed reference ${reference}: write \${name} or \${name.field}` });
+    }
+  });
+  return problems;
+}
+
+/**
+ * What the schema cannot say about receivers: a `receiver` needs a name and sends nothing to
+ * expect on; `received` names a receiver started earlier and takes only expectations about
+ * deliveries, which in turn mean nothing on a step that sends a request.
+ */
+function receiverProblems(data: unknown): Problem[] {
+  const steps = isObject(data) && Array.isArray(data.steps) ? (data.steps as unknown[]) : [];
+  const problems: Problem[] = [];
+  const receivers: string[] = [];
+  const httpOnly = new Set<string>(HTTP_EXPECTATIONS);
+  const receivedOnly = RECEIVED_EXPECTATIONS.filter((key) => !httpOnly.has(key));
+  steps.forEach((step, index) => {
+    if (!isObject(step)) return;
+    const actions = STEP_ACTIONS.filter((action) => Object.hasOwn(step, action));
+    if (actions.length !== 1) return;
+    const add = (text: string) => problems.push({ step: index, text });
+    const expectations = isObject(step.expect) ? Object.keys(step.expect) : [];
+    if (actions[0] === 'receiver') {
+      if (typeof step.as === 'string') receivers.push(step.as);
+      else add('a receiver needs a name, `as: NAME`, for `received: NAME` and `${NAME.url}`');
+      if (step.expect !== undefined || step.key !== undefined) add('a receiver takes no expect or key: it sends no request (a later `received` step expects on what it got)');
+    } else if (actions[0] === 'received') {
+      if (step.key !== undefined) add('received takes no key: it sends no request');
+      if (typeof step.received === 'string' && !receivers.includes(step.received)) {
+        add(`received: "${step.received}" is not the name of an earlier receiver step (${receivers.length > 0 ? `receivers so far: ${receivers.join(', ')}` : 'none so far'})`);
+      }
+      for (const key of expectations.filter((key) => !(RECEIVED_EXPECTATIONS as readonly string[]).includes(key))) {
+        add(`expect.${key} does not apply to received (it takes ${RECEIVED_EXPECTATIONS.join(', ')})`);
+      }
+    } else {
+      for (const key of expectations.filter((key) => (receivedOnly as readonly string[]).includes(key))) {
+        add(`expect.${key} applies only to received steps (what a receiver got)`);
+      }
     }
   });
   return problems;

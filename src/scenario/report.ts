@@ -13,6 +13,7 @@ export function formatStep(result: StepResult): string[] {
   for (const mismatch of result.mismatches) {
     lines.push(`    expected ${mismatch.path}: ${mismatch.expected}`, `    actual   ${mismatch.path}: ${mismatch.actual}`);
   }
+  for (const detail of result.details ?? []) lines.push(`    ${detail}`);
   if (result.request !== undefined && result.response !== undefined) {
     lines.push(`    request: ${result.request.method.toUpperCase()} ${result.request.path}`);
     const text = result.response.text;

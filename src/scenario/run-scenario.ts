@@ -1,14 +1,22 @@
 /**
  * Runs a loaded scenario against a server with the control API, step by step, and stops at the
- * first step that fails. Uses `fetch` only, so it runs in browsers as well as in the CLI.
+ * first step that fails. Uses `fetch` only, so it runs in browsers as well as in the CLI; webhook
+ * receivers need a transport handed in (`startReceiver`; the CLI gives node:http).
  */
 import { checkExpectations, render, type Mismatch, type StepResponse } from './expectations.js';
+import { checkReceived, deliveriesToWaitFor, describeDeliveries } from './received-expectations.js';
+import { ReceiverLog, type ReceiverHandle, type StartReceiver } from './receiver-log.js';
 import { resolveReferences, UnresolvedReferenceError } from './references.js';
-import type { RawRequest, Scenario, Step } from './scenario-schema.js';
+import { actionOf, type RawRequest, type Scenario, type Step } from './scenario-schema.js';
 import { sendRequest, type FetchLike } from './send-request.js';
 import { describeStep, requestOf } from './step-request.js';
 
 export { TargetUnreachableError, type FetchLike } from './send-request.js';
+export type { StartReceiver } from './receiver-log.js';
+
+/** How long `events` and `deliveries` steps ask again for, until their expectations hold. */
+export const POLL_TIMEOUT_MS = 5_000;
+const POLL_INTERVAL_MS = 100;
 
 /** How to run a scenario. */
 export interface RunScenarioOptions {
@@ -24,6 +32,12 @@ export interface RunScenarioOptions {
   timeoutMs?: number;
   /** Called as each step (and each rules install or removal) finishes, for progress output. */
   onStep?: (result: StepResult) => void;
+  /** Starts a webhook receiver for `receiver` steps (Node: `nodeReceivers()`); without it they fail. */
+  startReceiver?: StartReceiver;
+  /** How long a `received` step waits for its deliveries; 5 s by default. */
+  receiveTimeoutMs?: number;
+  /** How long `events` and `deliveries` steps retry until their expectations hold; 5 s by default. */
+  pollTimeoutMs?: number;
 }
 
 /** What happened to one step. */
@@ -39,6 +53,8 @@ export interface StepResult {
   error?: string;
   request?: RawRequest;
   response?: StepResponse;
+  /** More to show when it failed, one line each (what a receiver got). */
+  details?: string[];
 }
 
 /** What happened to a scenario. */
@@ -74,16 +90,36 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
     const mismatches = checkExpectations(undefined, response);
     return { index: null, label, passed: mismatches.length === 0, durationMs: performance.now() - started, mismatches, request, response };
   };
+  /** Receivers by their `as` name; stopped when the scenario ends, however it ends. */
+  const receivers = new Map<string, { log: ReceiverLog; handle: ReceiverHandle }>();
+  /** Endpoints the `webhook` steps registered, with the key that did: removed at the end. */
+  const endpoints: Array<{ id: string; key: string }> = [];
+  const removeEndpoint = async ({ id, key }: { id: string; key: string }): Promise<StepResult> => {
+    const started = performance.now();
+    const request: RawRequest = { method: 'DELETE', path: `/sandbox/v1/webhook-endpoints/${encodeURIComponent(id)}` };
+    const response = await send(key, request);
+    // 404: a step removed it already.
+    const mismatches = response.status === 404 ? [] : checkExpectations(undefined, response);
+    const label = `remove the scenario's webhook endpoint ${id}`;
+    return { index: null, label, passed: mismatches.length === 0, durationMs: performance.now() - started, mismatches, request, response };
+  };
+
   const rules = scenario.rules ?? [];
   const installLabel = `install the scenario's rules: ${rules.map((rule, i) => rule.name ?? `rule ${i + 1}`).join(', ')}`;
   let failedAt: number | undefined;
-  if (rules.length > 0 && !record(await putRules(installLabel, rules)).passed) failedAt = 0;
+  try {
+    if (rules.length > 0 && !record(await putRules(installLabel, rules)).passed) failedAt = 0;
 
-  for (let i = 0; failedAt === undefined && i < scenario.steps.length; i++) {
-    const step = scenario.steps[i]!;
-    if (!record(await runStep(step, i + 1)).passed) failedAt = i + 1;
+    for (let i = 0; failedAt === undefined && i < scenario.steps.length; i++) {
+      const step = scenario.steps[i]!;
+      if (!record(await runStep(step, i + 1)).passed) failedAt = i + 1;
+    }
+    // Left behind, an endpoint would send the next scenario's events to a receiver that is gone.
+    for (const endpoint of endpoints) record(await removeEndpoint(endpoint));
+    if (rules.length > 0) record(await putRules("remove the scenario's rules", []));
+  } finally {
+    await Promise.all([...receivers.values()].map(({ handle }) => handle.close()));
   }
-  if (rules.length > 0) record(await putRules("remove the scenario's rules", []));
 
   return {
     name: scenario.name,
@@ -105,12 +141,76 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
     if (resolved.key !== undefined && typeof resolved.key !== 'string') {
       return { index, label, passed: false, durationMs: performance.now() - started, mismatches: [], error: `key must be a string, got ${render(resolved.key)}` };
     }
+    const action = actionOf(resolved);
+    if (action === 'receiver') return startReceiverStep(resolved, index, label, started);
+    if (action === 'received') return receivedStep(resolved, index, label, started);
+
     // A name from `keys` (or `default`) stands for its key; anything else is a key written out.
     const key = resolved.key === undefined ? options.apiKey : Object.hasOwn(keys, resolved.key) ? keys[resolved.key]! : resolved.key;
     const request = requestOf(resolved);
-    const response = await send(key, request);
-    const mismatches = checkExpectations(resolved.expect, response);
+    let response = await send(key, request);
+    let mismatches = checkExpectations(resolved.expect, response);
+    if (action === 'events' || action === 'deliveries') {
+      // Deliveries happen in the background: the log may lag a moment behind what a receiver saw.
+      const deadline = performance.now() + (options.pollTimeoutMs ?? POLL_TIMEOUT_MS);
+      while (mismatches.length > 0 && performance.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+        response = await send(key, request);
+        mismatches = checkExpectations(resolved.expect, response);
+      }
+    }
+    if (action === 'webhook') noteEndpoint(key, resolved.webhook!.url, response);
     if (mismatches.length === 0 && step.as !== undefined) results[step.as] = response.body;
     return { index, label, passed: mismatches.length === 0, durationMs: performance.now() - started, mismatches, request, response };
+  }
+
+  /** Keeps a registered endpoint for removal, and tells a receiver at its URL the secret. */
+  function noteEndpoint(key: string, url: string, response: StepResponse): void {
+    const body = response.body as { id?: unknown; secret?: unknown } | null;
+    if (response.status < 200 || response.status > 299 || body === null || typeof body !== 'object') return;
+    if (typeof body.id === 'string') endpoints.push({ id: body.id, key });
+    if (typeof body.secret !== 'string') return;
+    for (const { log, handle } of receivers.values()) if (sameOrigin(handle.url, url)) log.setSecret(body.secret);
+  }
+
+  async function startReceiverStep(step: Step, index: number, label: string, started: number): Promise<StepResult> {
+    const fail = (error: string): StepResult => ({ index, label, passed: false, durationMs: performance.now() - started, mismatches: [], error });
+    if (options.startReceiver === undefined) return fail('this runner cannot start webhook receivers (runScenario needs a startReceiver; the lnpr CLI has one)');
+    const answer = typeof step.receiver === 'object' ? step.receiver.answer : undefined;
+    const log = new ReceiverLog(answer === undefined ? undefined : [answer].flat());
+    let handle: ReceiverHandle;
+    try {
+      handle = await options.startReceiver(log);
+    } catch (error) {
+      return fail(`cannot start a webhook receiver: ${(error as Error).message}`);
+    }
+    const name = step.as!;
+    await receivers.get(name)?.handle.close();
+    receivers.set(name, { log, handle });
+    results[name] = { url: handle.url };
+    return { index, label: `${label}: ${handle.url}`, passed: true, durationMs: performance.now() - started, mismatches: [] };
+  }
+
+  async function receivedStep(step: Step, index: number, label: string, started: number): Promise<StepResult> {
+    const receiver = receivers.get(step.received!);
+    if (receiver === undefined) {
+      const known = [...receivers.keys()];
+      return { index, label, passed: false, durationMs: performance.now() - started, mismatches: [], error: `no receiver named "${step.received}" (${known.length > 0 ? `receivers: ${known.join(', ')}` : 'none started'})` };
+    }
+    const deliveries = await receiver.log.waitFor(deliveriesToWaitFor(step.expect), options.receiveTimeoutMs === undefined ? {} : { timeoutMs: options.receiveTimeoutMs });
+    const mismatches = checkReceived(step.expect, deliveries);
+    const passed = mismatches.length === 0;
+    // A copy: a delivery verified later must not change what an earlier step saw.
+    if (passed && step.as !== undefined) results[step.as] = { data: structuredClone(deliveries) };
+    return { index, label, passed, durationMs: performance.now() - started, mismatches, ...(passed ? {} : { details: describeDeliveries(deliveries) }) };
+  }
+}
+
+/** Whether `url` points at the receiver at `receiverUrl` (same scheme, host and port; any path). */
+function sameOrigin(receiverUrl: string, url: string): boolean {
+  try {
+    return new URL(receiverUrl).origin === new URL(url).origin;
+  } catch {
+    return false;
   }
 }

@@ -19,10 +19,19 @@ export const STEP_ACTIONS = [
   'unfreeze',
   'clock',
   'request',
+  'receiver',
+  'webhook',
+  'received',
+  'events',
+  'deliveries',
+  'redeliver',
 ] as const;
 
 /** One of `STEP_ACTIONS`. */
 export type StepAction = (typeof STEP_ACTIONS)[number];
+
+/** The actions that send no request: they start a local webhook receiver or look at what it got. */
+export const LOCAL_ACTIONS = ['receiver', 'received'] as const satisfies readonly StepAction[];
 
 /** What a step may carry besides its action. */
 export const STEP_OPTIONS = ['as', 'key', 'expect', 'title'] as const;
@@ -35,6 +44,19 @@ const SINGLE_REFERENCE_PATTERN = '^\\$\\{[^}]+\\}$';
 
 const switchOn = { const: true, description: 'write `true`' } as const;
 const idOrReference = { type: 'string', minLength: 1, description: 'a payment request id, usually a reference such as ${order.id}' } as const;
+const text = { type: 'string', minLength: 1 } as const;
+const httpStatus = { type: 'integer', minimum: 100, maximum: 599 } as const;
+const listLimit = {
+  type: ['integer', 'string'],
+  minimum: 1,
+  pattern: SINGLE_REFERENCE_PATTERN,
+  description: 'a whole number (1 or more), or one reference',
+} as const;
+
+/** Expectations about an HTTP answer (every step but `receiver` and `received`). */
+export const HTTP_EXPECTATIONS = ['status', 'body', 'absent', 'error', 'exactBody', 'preimageMatchesPaymentHash', 'preimageMatches', 'count'] as const;
+/** Expectations about what a receiver got (`received` steps). */
+export const RECEIVED_EXPECTATIONS = ['count', 'types', 'events', 'verified', 'sameWebhookId'] as const;
 
 const expectationSchema = {
   type: 'object',
@@ -53,7 +75,63 @@ const expectationSchema = {
     preimageMatchesPaymentHash: { type: 'boolean' },
     /** sha256(hex-decoded body.preimage) == this hash. */
     preimageMatches: { type: 'string', minLength: 1 },
+    /** How many items: `body.data` (or the body, if it is an array); for `received`, how many deliveries. */
+    count: { type: 'integer', minimum: 0 },
+    /** `received`: the event types of the deliveries, in the order they arrived. */
+    types: { type: 'array', items: text },
+    /** `received`: the delivered event bodies, matched like `body`, element by element. */
+    events: { type: 'array' },
+    /** `received`: every delivery verified (standardwebhooks) with its endpoint's secret. */
+    verified: switchOn,
+    /** `received`: every delivery's webhook-id is its event's id, so all deliveries of one event share it. */
+    sameWebhookId: switchOn,
   },
+} as const;
+
+/** `receiver: true`, or with how it answers: `receiver: { answer: [500, 500, 204] }`. */
+const receiverSchema = {
+  type: ['boolean', 'object'],
+  not: { const: false },
+  additionalProperties: false,
+  properties: {
+    answer: {
+      type: ['integer', 'array'],
+      minimum: 100,
+      maximum: 599,
+      minItems: 1,
+      items: httpStatus,
+      description: 'an HTTP status, or a list of them (one per delivery, the last repeats), e.g. [500, 500, 204]',
+    },
+  },
+  description: 'true, or { answer: [status, …] }',
+} as const;
+
+/** `webhook: { url, events?, faults? }`: the body of POST /sandbox/v1/webhook-endpoints. */
+const webhookSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: {
+    url: { type: 'string', minLength: 1, description: 'a URL, usually a receiver\'s: ${shop.url}' },
+    /** Sent as given; the server validates (event types, e.g. [payment_request.completed]). */
+    events: {},
+    /** Sent as given: { duplicate: p, reorder: true, delaySeconds: n }. */
+    faults: {},
+  },
+} as const;
+
+/** `events: { type?, paymentRequest?, limit? }`: the query of GET /sandbox/v1/events. */
+const eventsQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { type: text, paymentRequest: text, limit: listLimit },
+} as const;
+
+/** `deliveries: { event?, endpoint?, limit? }`: the query of GET /sandbox/v1/webhook-deliveries. */
+const deliveriesQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { event: text, endpoint: text, limit: listLimit },
 } as const;
 
 const requestSchema = {
@@ -97,6 +175,12 @@ export const stepSchema = {
     unfreeze: switchOn,
     clock: switchOn,
     request: requestSchema,
+    receiver: receiverSchema,
+    webhook: webhookSchema,
+    received: { type: 'string', pattern: NAME_PATTERN, description: 'the name of an earlier receiver step (its as:)' },
+    events: eventsQuerySchema,
+    deliveries: deliveriesQuerySchema,
+    redeliver: { type: 'string', minLength: 1, description: 'an event id, usually a reference such as ${log.data.0.id}' },
     as: { type: 'string', pattern: NAME_PATTERN, description: 'a name: letters, digits and _, not starting with a digit (not keys)' },
     key: { type: 'string', minLength: 1 },
     expect: expectationSchema,
@@ -135,6 +219,21 @@ export interface Expectation {
   exactBody?: boolean;
   preimageMatchesPaymentHash?: boolean;
   preimageMatches?: string;
+  count?: number;
+  types?: string[];
+  events?: unknown[];
+  verified?: true;
+  sameWebhookId?: true;
+}
+
+/** How a receiver answers: `true` (204 to everything) or the statuses to answer in turn. */
+export type ReceiverOptions = true | { answer?: number | number[] };
+
+/** The body of a `webhook` step. */
+export interface WebhookStep {
+  url: string;
+  events?: unknown;
+  faults?: unknown;
 }
 
 /** A raw HTTP request step. */
@@ -161,6 +260,12 @@ export interface Step {
   unfreeze?: true;
   clock?: true;
   request?: RawRequest;
+  receiver?: ReceiverOptions;
+  webhook?: WebhookStep;
+  received?: string;
+  events?: { type?: string; paymentRequest?: string; limit?: number | string };
+  deliveries?: { event?: string; endpoint?: string; limit?: number | string };
+  redeliver?: string;
   as?: string;
   key?: string;
   expect?: Expectation;

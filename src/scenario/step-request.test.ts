@@ -17,14 +17,26 @@ describe('requestOf', () => {
     [{ unfreeze: true }, 'POST /sandbox/v1/clock/unfreeze', undefined],
     [{ clock: true }, 'GET /sandbox/v1/clock', undefined],
     [{ request: { method: 'PUT', path: '/sandbox/v1/rules', body: { rules: [] } } }, 'PUT /sandbox/v1/rules', { rules: [] }],
+    [{ webhook: { url: 'http://127.0.0.1:9/x', faults: { duplicate: 1 } } }, 'POST /sandbox/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/x', faults: { duplicate: 1 } }],
+    [{ events: {} }, 'GET /sandbox/v1/events', undefined],
+    [{ events: { paymentRequest: 'pr_1', type: 'payment_request.created', limit: 2 } }, 'GET /sandbox/v1/events?paymentRequest=pr_1&type=payment_request.created&limit=2', undefined],
+    [{ deliveries: { event: 'evt_1', endpoint: 'we_1' } }, 'GET /sandbox/v1/webhook-deliveries?event=evt_1&endpoint=we_1', undefined],
+    [{ redeliver: 'evt_1' }, 'POST /sandbox/v1/events/evt_1/redeliver', undefined],
   ])('%j → %s', (step, line, body) => {
     const request = requestOf(step);
     expect(`${request.method} ${request.path}`).toBe(line);
     expect(request.body).toEqual(body);
   });
 
-  it('escapes ids in paths, so an id cannot reach another endpoint', () => {
+  it('escapes ids in paths and values in queries, so an id cannot reach another endpoint', () => {
     expect(requestOf({ read: '../x?y' }).path).toBe('/api/v1/payment-requests/..%2Fx%3Fy');
+    expect(requestOf({ redeliver: '../x' }).path).toBe('/sandbox/v1/events/..%2Fx/redeliver');
+    expect(requestOf({ deliveries: { event: 'a&endpoint=b' } }).path).toBe('/sandbox/v1/webhook-deliveries?event=a%26endpoint%3Db');
+  });
+
+  it('has no request for the steps that send none', () => {
+    expect(() => requestOf({ receiver: true, as: 'shop' })).toThrow('a receiver step sends no request');
+    expect(() => requestOf({ received: 'shop' })).toThrow('a received step sends no request');
   });
 });
 
@@ -36,6 +48,19 @@ describe('describeStep', () => {
     );
     expect(describeStep({ create: [1] })).toBe('create [1]');
     expect(describeStep({ advance: '${w.s}' }, { advance: 5 })).toBe('advance the clock 5 s');
+  });
+
+  it('describes the webhook steps', () => {
+    expect(describeStep({ receiver: true, as: 'shop' })).toBe('start a webhook receiver as shop');
+    expect(describeStep({ receiver: { answer: [500, 500, 204] }, as: 'shop' })).toBe('start a webhook receiver answering 500, 500, then 204 as shop');
+    expect(describeStep({ receiver: { answer: 503 }, as: 'down' })).toBe('start a webhook receiver answering 503 as down');
+    expect(describeStep({ webhook: { url: '${shop.url}' }, as: 'hook' }, { webhook: { url: 'http://127.0.0.1:5/webhooks' }, as: 'hook' })).toBe(
+      'register a webhook endpoint for http://127.0.0.1:5/webhooks as hook',
+    );
+    expect(describeStep({ received: 'shop' })).toBe('deliveries received by shop');
+    expect(describeStep({ events: {} })).toBe('list events');
+    expect(describeStep({ deliveries: { event: '${e.id}' } }, { deliveries: { event: 'evt_1' } })).toBe('list delivery attempts event=evt_1');
+    expect(describeStep({ redeliver: '${e.id}' }, { redeliver: 'evt_1' })).toBe('redeliver evt_1');
   });
 
   it('shows short resolved values (ids) and keeps the reference for long ones (invoices)', () => {

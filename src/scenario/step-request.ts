@@ -4,7 +4,7 @@ import { actionOf, type RawRequest, type Step } from './scenario-schema.js';
 const COLLECTION = '/api/v1/payment-requests';
 const CONTROL = '/sandbox/v1';
 
-/** The request a step (references already resolved) sends. */
+/** The request a step (references already resolved) sends; `receiver` and `received` send none. */
 export function requestOf(step: Step): RawRequest {
   const action = actionOf(step);
   const id = (value: unknown) => encodeURIComponent(String(value));
@@ -32,7 +32,24 @@ export function requestOf(step: Step): RawRequest {
       return { method: 'GET', path: `${CONTROL}/clock` };
     case 'request':
       return step.request!;
+    case 'webhook':
+      return { method: 'POST', path: `${CONTROL}/webhook-endpoints`, body: step.webhook };
+    case 'events':
+      return { method: 'GET', path: `${CONTROL}/events${queryOf(step.events!)}` };
+    case 'deliveries':
+      return { method: 'GET', path: `${CONTROL}/webhook-deliveries${queryOf(step.deliveries!)}` };
+    case 'redeliver':
+      return { method: 'POST', path: `${CONTROL}/events/${id(step.redeliver)}/redeliver` };
+    case 'receiver':
+    case 'received':
+      throw new Error(`a ${action} step sends no request`);
   }
+}
+
+/** `?type=…&limit=…` from a step's filters, in the order written; empty for none. */
+function queryOf(filters: Record<string, unknown>): string {
+  const query = new URLSearchParams(Object.entries(filters).map(([name, value]) => [name, String(value)])).toString();
+  return query === '' ? '' : `?${query}`;
 }
 
 /**
@@ -73,6 +90,26 @@ export function describeStep(step: Step, resolved?: Step): string {
     case 'create':
       text = `create ${createSummary((resolved ?? step).create)}`;
       break;
+    case 'receiver': {
+      const options = (resolved ?? step).receiver;
+      const answer = typeof options === 'object' ? options.answer : undefined;
+      const answers = answer === undefined ? [] : Array.isArray(answer) ? answer : [answer];
+      const then = answers.length > 1 ? `${answers.slice(0, -1).join(', ')}, then ${answers.at(-1)}` : answers.join('');
+      text = `start a webhook receiver${answers.length > 0 ? ` answering ${then}` : ''}`;
+      break;
+    }
+    case 'webhook':
+      text = `register a webhook endpoint for ${clip((resolved ?? step).webhook?.url ?? '?')}`;
+      break;
+    case 'received':
+      text = `deliveries received by ${shown('received')}`;
+      break;
+    case 'events':
+    case 'deliveries': {
+      const filters = Object.entries((resolved ?? step)[action] ?? {}).map(([name, value]) => `${name}=${String(value)}`);
+      text = `list ${action === 'events' ? 'events' : 'delivery attempts'}${filters.length > 0 ? ` ${clip(filters.join(' '))}` : ''}`;
+      break;
+    }
     default:
       text = `${action} ${shown(action)}`;
   }
