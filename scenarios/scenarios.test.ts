@@ -58,6 +58,8 @@ describe('the shipped scenarios', () => {
         'fee-table-walk.yaml',
         'two-accounts-independent-clocks.yaml',
         'auto-pay-rule.yaml',
+        'webhooks-happy-path.yaml',
+        'webhooks-retries.yaml',
       ]),
     );
   });
@@ -75,6 +77,15 @@ describe('the shipped scenarios', () => {
     expect(numbered, section.join('\n')).toHaveLength(steps.length);
     numbered.forEach((line, i) => expect(line).toMatch(new RegExp(`^ {2}✓ ${i + 1} .+ \\(\\d+ ms\\)$`)));
     expect(section.join('\n')).not.toContain('✗');
+  });
+
+  it('webhook scenarios start their own receivers and remove their endpoints at the end of the file', () => {
+    for (const file of FILES.filter((name) => name.startsWith('webhooks-'))) {
+      const section = sectionOf(all.stdout, `scenarios/${file}`);
+      const started = section.filter((line) => / start a webhook receiver .*: http:\/\/127\.0\.0\.1:\d+\/webhooks \(/.test(line));
+      expect(started.length, section.join('\n')).toBeGreaterThan(0);
+      expect(section.filter((line) => /^ {2}✓ · remove the scenario's webhook endpoint we_\w+ \(/.test(line)).length).toBeGreaterThan(0);
+    }
   });
 
   it('are independent: all of them again, in reverse order, pass', async () => {
@@ -135,10 +146,11 @@ describe('lnpr scenario run, when things go wrong', () => {
   it('exits 2 on bad usage', async () => {
     // None of these reaches the server, so they may run side by side.
     const missingKey = runCli(['scenario', 'run', 'scenarios/happy-path.yaml', '--base-url', server.url]);
-    const [missingKeyCode, missingFile, badKey] = await Promise.all([
+    const [missingKeyCode, missingFile, badKey, emptyHost] = await Promise.all([
       missingKey.exited,
       scenarioRun(['scenarios/no-such-file.yaml']),
       scenarioRun(['scenarios/happy-path.yaml', '--key', 'nwc']),
+      scenarioRun(['scenarios/happy-path.yaml', '--receiver-host=']),
     ]);
     expect(missingKeyCode).toBe(2);
     expect(missingKey.output().stderr).toContain('--api-key KEY is required');
@@ -146,6 +158,8 @@ describe('lnpr scenario run, when things go wrong', () => {
     expect(missingFile.stderr).toContain('cannot read scenario file scenarios/no-such-file.yaml');
     expect(badKey.code).toBe(2);
     expect(badKey.stderr).toContain('--key expects NAME=KEY');
+    expect(emptyHost.code).toBe(2);
+    expect(emptyHost.stderr).toContain('--receiver-host needs a host');
   });
 });
 
