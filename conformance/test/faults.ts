@@ -35,7 +35,6 @@ export const SHARED_CATCH: Readonly<Record<string, string>> = {
   'create.description-echo': 'the description of the shared request; create.description-values holds the same rule for other descriptions',
   'create.metadata-echo': 'the metadata of the shared request; create.metadata-values holds the same rule for other objects',
   'create.expires-in-honoured': 'expiresIn 600 of the second shared request; create.expires-in-values holds the same rule for other values',
-  'create.fee-fields': 'feeAmount and feePercentage are what the fees.* checks compare: a missing or non-numeric one fails them too',
   'create.unique-ids': 'a repeated id makes the later request replace the earlier one, so reading the earlier one (read.*, nwc.*, lifecycle.*) fails too',
   'validation.malformed-json': 'its rule (a 4xx) is implied by validation.malformed-json-400 (a 400), which warns about every fault it catches',
   'read.get-fields': 'a GET answering 200 with a JSON object is what every check that reads needs: a fault there fails them too',
@@ -1563,6 +1562,17 @@ export function buildFaults(): FaultCase[] {
         description: 'paymentHash is written 0x-prefixed (0x3f…), the right bytes',
         response: eachPaymentRequest((pr) => {
           if (typeof pr.paymentHash === 'string') pr.paymentHash = `0x${pr.paymentHash}`;
+        }),
+      },
+    },
+    {
+      rule: 'Resources: feeAmount, a number, always (an expired request too)',
+      expect: ['create.fee-fields'],
+      fault: {
+        name: 'no fee on expired requests',
+        description: 'an expired request shows feeAmount null (the fee is only worked out on payment)',
+        response: eachPaymentRequest((pr) => {
+          if (pr.status === 'expired') pr.feeAmount = null;
         }),
       },
     },
