@@ -41,7 +41,9 @@ const FIELD_TYPES: Readonly<Record<ProbeField, 'number' | 'string' | 'object'>> 
 export const REQUIRED_FIELDS: readonly ProbeField[] = ['amount', 'description', 'destinationWallet'];
 
 function cut(text: string, max = 40): string {
-  return text.length > max ? `${text.slice(0, max)}… (${text.length} chars of JSON)` : text;
+  // JSON.stringify leaves U+2028 and U+2029 as they are; a message shows them escaped.
+  const visible = text.replace(/[\u2028\u2029]/g, (separator) => `\\u${separator.charCodeAt(0).toString(16)}`);
+  return visible.length > max ? `${visible.slice(0, max)}… (${visible.length} chars of JSON)` : visible;
 }
 
 /** A probe whose value is `value`, serialized by JSON.stringify. */
