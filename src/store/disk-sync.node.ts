@@ -1,18 +1,9 @@
 /**
- * fsync helpers. Writing a file is not enough to survive a power loss: its data must be synced,
- * and so must its directory when the file was created or renamed into place.
+ * fsync helper. Writing a file is not enough to survive a power loss: its data must be synced
+ * (the writer does that on its own handle), and so must its directory when the file was created
+ * or renamed into place.
  */
 import { open } from 'node:fs/promises';
-
-/** Flushes a file's data to the device. */
-export async function syncFile(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
-}
 
 /** Makes creations, renames and deletions in a directory durable. */
 export async function syncDirectory(path: string): Promise<void> {

@@ -160,6 +160,13 @@ describe('JSON file store', () => {
     }
   });
 
+  it('deletes a temp snapshot that a crash left behind', async () => {
+    writeFileSync(dataFile, JSON.stringify(emptySnapshot()));
+    writeFileSync(`${dataFile}.tmp`, '{"format":"lnpr-sandbox","version":1,"seq');
+    await open();
+    expect(existsSync(`${dataFile}.tmp`)).toBe(false);
+  });
+
   describe('journal recovery', () => {
     const records = [testPaymentRequest(), testPaymentRequest(), testPaymentRequest()];
     const lines = records.map((record, index) => formatJournalLine({ seq: index + 1, op: 'put', record }));
@@ -243,8 +250,8 @@ describe('JSON file store', () => {
     it('reports a failed compaction, keeps acknowledging writes, and retries later', async () => {
       const errors: Error[] = [];
       const store = await open({ compactAfterEntries: 5, onCompactionError: (error) => errors.push(error) });
-      // A directory where lowdb writes its temp file makes the snapshot write fail.
-      const blocker = join(directory, '.sandbox.json.tmp');
+      // A directory where the snapshot's temp file goes makes the snapshot write fail.
+      const blocker = join(directory, 'sandbox.json.tmp');
       mkdirSync(blocker);
       const records = Array.from({ length: 20 }, () => testPaymentRequest());
       for (const record of records.slice(0, 10)) await store.savePaymentRequest(record);

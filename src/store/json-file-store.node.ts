@@ -1,7 +1,7 @@
 /**
  * The `--data FILE` store. Reads come from the in-memory index; each write is applied there at
  * once and acknowledged once its line is in the journal (`FILE.journal`, group-committed). The
- * journal is folded into the data file (a lowdb snapshot) in the background once it grows past
+ * journal is folded into the data file (the snapshot) in the background once it grows past
  * the snapshot's size, so a write costs an append, not a rewrite of every record.
  */
 import type { ClockState, SandboxStore } from '../core/ports.js';
@@ -66,8 +66,10 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
     for (const record of snapshot.paymentRequests) index.put(record);
     for (const [accountId, state] of Object.entries(snapshot.clocks)) index.setClock(accountId, state);
     const lastSequence = await replayJournals(path, index, snapshot.sequence);
-    // Left by a crash between writing a snapshot and deleting the journals it replaced.
+    // Left by a crash between writing a snapshot and deleting the journals it replaced, or
+    // during the writing of a snapshot.
     await removeRotatedJournals(path, snapshot.sequence);
+    await snapshotFile.removeStaleTemp();
     const journal = await JournalWriter.open(path, { sync, lastSequence });
     return new FileStore({
       path,
