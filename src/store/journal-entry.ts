@@ -3,16 +3,17 @@
  * write is made and again when the journal is replayed, so both paths cannot drift apart.
  * Browser-safe.
  */
-import type { ClockState } from '../core/ports.js';
+import type { ClockState, StoreChange } from '../core/ports.js';
 import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
 import type { StoreIndex } from './store-index.js';
-import { isClockState, isIndexableRecord, isJsonObject } from './stored-values.js';
+import { isClockState, isIndexableRecord, isJsonObject, isStoreChange } from './stored-values.js';
 
 /** A write as the journal holds it; `seq` counts up by one from the first write ever made. */
 export type JournalEntry =
   | { seq: number; op: 'put'; record: PaymentRequestRecord }
   | { seq: number; op: 'deleteAccount'; accountId: string }
-  | { seq: number; op: 'clock'; accountId: string; state: ClockState };
+  | { seq: number; op: 'clock'; accountId: string; state: ClockState }
+  | { seq: number; op: 'change'; change: StoreChange };
 
 /** Applies an entry's write to the index. */
 export function applyJournalEntry(index: StoreIndex, entry: JournalEntry): void {
@@ -25,6 +26,9 @@ export function applyJournalEntry(index: StoreIndex, entry: JournalEntry): void 
       break;
     case 'clock':
       index.setClock(entry.accountId, entry.state);
+      break;
+    case 'change':
+      index.apply(entry.change);
       break;
   }
 }
@@ -48,6 +52,7 @@ export function parseJournalLine(line: string): { entry: JournalEntry } | { inva
   const valid =
     (entry.op === 'put' && isIndexableRecord(entry.record)) ||
     (entry.op === 'deleteAccount' && typeof entry.accountId === 'string') ||
-    (entry.op === 'clock' && typeof entry.accountId === 'string' && isClockState(entry.state));
+    (entry.op === 'clock' && typeof entry.accountId === 'string' && isClockState(entry.state)) ||
+    (entry.op === 'change' && isStoreChange(entry.change));
   return valid ? { entry: entry as JournalEntry } : { invalid: `not a valid "${String(entry.op)}" entry` };
 }

@@ -124,7 +124,7 @@ describe('JSON file store', () => {
       const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
       writeFileSync(`${dataFile}.lock`, String(deadPid));
       await open();
-      expect(readFileSync(`${dataFile}.lock`, 'utf8')).toBe(String(process.pid));
+      expect(JSON.parse(readFileSync(`${dataFile}.lock`, 'utf8')).pid).toBe(process.pid);
     });
 
     it('does not take over a lock that names no process', async () => {

@@ -4,7 +4,7 @@
  * journal is folded into the data file (the snapshot) in the background once it grows past a
  * tenth of the snapshot's size, so a write costs an append, not a rewrite of every record.
  */
-import type { ClockState, SandboxStore } from '../core/ports.js';
+import type { ClockState, SandboxStore, StoreChange } from '../core/ports.js';
 import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
 import { applyJournalEntry, type JournalEntry } from './journal-entry.js';
 import { removeRotatedJournals } from './journal-files.node.js';
@@ -13,6 +13,7 @@ import { JournalWriter } from './journal-writer.node.js';
 import { acquireLock, type FileLock } from './lock-file.node.js';
 import { SnapshotFile } from './snapshot-file.node.js';
 import { emptySnapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot } from './snapshot-format.js';
+import { indexReads, type StoreReads } from './index-reads.js';
 import { StoreIndex } from './store-index.js';
 
 /** How a JSON file store trades durability and compaction work. */
@@ -78,6 +79,7 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
     const index = new StoreIndex();
     for (const record of snapshot.paymentRequests) index.put(record);
     for (const [accountId, state] of Object.entries(snapshot.clocks)) index.setClock(accountId, state);
+    index.apply({ endpoints: snapshot.endpoints ?? [], events: snapshot.events ?? [], deliveries: snapshot.deliveries ?? [] });
     const lastSequence = await replayJournals(path, index, snapshot.sequence);
     // Left by a crash between writing a snapshot and deleting the journals it replaced, or
     // during the writing of a snapshot.
@@ -115,6 +117,9 @@ interface FileStoreParts {
   onCompactionError: (error: Error) => void;
 }
 
+// The reads are the index's, as in every store: assigned in the constructor.
+interface FileStore extends StoreReads {}
+
 class FileStore implements JsonFileStore {
   readonly #parts: FileStoreParts;
   readonly #index: StoreIndex;
@@ -129,6 +134,7 @@ class FileStore implements JsonFileStore {
   #closing: Promise<void> | null = null;
 
   constructor(parts: FileStoreParts) {
+    Object.assign(this, indexReads(parts.index));
     this.#parts = parts;
     this.#index = parts.index;
     this.#journal = parts.journal;
@@ -139,14 +145,6 @@ class FileStore implements JsonFileStore {
     this.#compactIfDue();
   }
 
-  getPaymentRequest(id: string): PaymentRequestRecord | undefined {
-    return this.#index.get(id);
-  }
-
-  findPaymentRequestByHash(paymentHash: string): PaymentRequestRecord | undefined {
-    return this.#index.findByHash(paymentHash);
-  }
-
   savePaymentRequest(record: PaymentRequestRecord): Promise<void> {
     return this.#write((seq) => ({ seq, op: 'put', record }));
   }
@@ -155,17 +153,13 @@ class FileStore implements JsonFileStore {
     return this.#write((seq) => ({ seq, op: 'deleteAccount', accountId }));
   }
 
-  getClock(accountId: string): ClockState | undefined {
-    return this.#index.getClock(accountId);
+  commit(change: StoreChange): Promise<void> {
+    return this.#write((seq) => ({ seq, op: 'change', change }));
   }
 
   saveClock(accountId: string, state: ClockState): Promise<void> {
     const copy = { offsetMs: state.offsetMs, frozenAtMs: state.frozenAtMs };
     return this.#write((seq) => ({ seq, op: 'clock', accountId, state: copy }));
-  }
-
-  size(): number {
-    return this.#index.size;
   }
 
   stats(): JsonFileStoreStats {
@@ -217,6 +211,9 @@ class FileStore implements JsonFileStore {
       sequence,
       paymentRequests: this.#index.records(),
       clocks: Object.fromEntries(this.#index.clocks()),
+      endpoints: this.#index.events.allEndpoints(),
+      events: this.#index.events.allEvents(),
+      deliveries: this.#index.events.allDeliveries(),
     };
     await this.#journal.rotate();
     await this.#parts.snapshotFile.write(snapshot, this.#parts.sync);

@@ -3,10 +3,11 @@
  * users read. `sequence` is the last journal entry folded in, so replay knows where to resume.
  * Browser-safe: parsing and serializing are plain JSON, kept apart from the file I/O.
  */
+import type { DeliveryRecord, EndpointRecord, EventRecord } from '../core/events/records.js';
 import type { ClockState } from '../core/ports.js';
 import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
 import { StoreFileError } from './store-file-error.js';
-import { isClockState, isIndexableRecord, isJsonObject } from './stored-values.js';
+import { isAccountRecord, isClockState, isIndexableRecord, isJsonObject } from './stored-values.js';
 
 /** The `format` field that marks a file as ours. */
 export const SNAPSHOT_FORMAT = 'lnpr-sandbox';
@@ -21,6 +22,10 @@ export interface Snapshot {
   sequence: number;
   paymentRequests: PaymentRequestRecord[];
   clocks: Record<string, ClockState>;
+  /** Webhook endpoints, events and delivery attempts; absent in files written before webhooks. */
+  endpoints?: EndpointRecord[];
+  events?: EventRecord[];
+  deliveries?: DeliveryRecord[];
 }
 
 /** The content of a new data file. */
@@ -57,6 +62,13 @@ export function parseSnapshot(text: string, file: string): Snapshot {
   if (!isJsonObject(clocks)) throw new StoreFileError(file, '"clocks" is not an object');
   const badClock = Object.entries(clocks).find(([, state]) => !isClockState(state));
   if (badClock) throw new StoreFileError(file, `clocks[${JSON.stringify(badClock[0])}] is not a clock state`);
+  for (const list of ['endpoints', 'events', 'deliveries'] as const) {
+    const items = data[list];
+    if (items === undefined) continue;
+    if (!Array.isArray(items)) throw new StoreFileError(file, `"${list}" is not an array`);
+    const bad = items.findIndex((item) => !isAccountRecord(item));
+    if (bad !== -1) throw new StoreFileError(file, `${list}[${bad}] lacks a string id or accountId`);
+  }
   return data as unknown as Snapshot;
 }
 

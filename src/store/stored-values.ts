@@ -29,3 +29,20 @@ export function isClockState(value: unknown): value is ClockState {
     (value.frozenAtMs === null || Number.isFinite(value.frozenAtMs))
   );
 }
+
+/** Enough of an endpoint, event or delivery attempt to be indexed. */
+export function isAccountRecord(value: unknown): value is { id: string; accountId: string } {
+  return isJsonObject(value) && typeof value.id === 'string' && typeof value.accountId === 'string';
+}
+
+/** A store change (see StoreChange) whose parts can be indexed. */
+export function isStoreChange(value: unknown): boolean {
+  if (!isJsonObject(value)) return false;
+  const lists = ['paymentRequests', 'events', 'deliveries', 'endpoints', 'deletedEndpoints'] as const;
+  if (!lists.every((list) => value[list] === undefined || Array.isArray(value[list]))) return false;
+  return (
+    ((value.paymentRequests as unknown[] | undefined) ?? []).every(isIndexableRecord) &&
+    (['events', 'deliveries', 'endpoints'] as const).every((list) => ((value[list] as unknown[] | undefined) ?? []).every(isAccountRecord)) &&
+    ((value.deletedEndpoints as unknown[] | undefined) ?? []).every((id) => typeof id === 'string')
+  );
+}
