@@ -41,6 +41,8 @@ describe('create body rules', () => {
     ['description 256 characters', createBody({ description: 'x'.repeat(256) }), 'description', 'too_long'],
     ['description 256 emoji', createBody({ description: '😀'.repeat(256) }), 'description', 'too_long'],
     ['description a number', createBody({ description: 42 }), 'description', 'invalid_type'],
+    ['description with a lone surrogate (no UTF-8 for the invoice)', createBody({ description: 'lone surrogate \ud800' }), 'description', 'invalid_format'],
+    ['description with a lone low surrogate', createBody({ description: '\udc00 first' }), 'description', 'invalid_format'],
     ['destinationWallet without @', createBody({ destinationWallet: 'merchant.example.com' }), 'destinationWallet', 'invalid_format'],
     ['destinationWallet without a domain', createBody({ destinationWallet: 'merchant@' }), 'destinationWallet', 'invalid_format'],
     ['destinationWallet with two @', createBody({ destinationWallet: 'a@b@example.com' }), 'destinationWallet', 'invalid_format'],

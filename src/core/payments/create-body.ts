@@ -1,6 +1,8 @@
 /**
- * Validation of the create body: the schema of src/schemas under this sandbox's limits, plus the
- * metadata limits a schema cannot state (nesting depth, serialized size).
+ * Validation of the create body: the schema of src/schemas under this sandbox's limits, plus what
+ * a schema cannot state: metadata limits (nesting depth, serialized size), and descriptions that
+ * are well-formed Unicode (a lone surrogate cannot go into the invoice's UTF-8 `d` field, so the
+ * invoice would not carry the description it is said to).
  */
 import { createPaymentRequestBodySchema, type CreatePaymentRequestBody } from '../../schemas/create-payment-request.js';
 import { compileBodyValidator, type BodyValidator } from '../pipeline/body-validator.js';
@@ -15,8 +17,18 @@ export type CreateBodyValidator = BodyValidator<CreatePaymentRequestBody>;
 export function compileCreateBodyValidator(settings: SandboxSettings): CreateBodyValidator {
   return compileBodyValidator<CreatePaymentRequestBody>(createPaymentRequestBodySchema(settings), {
     what: 'payment request',
-    extraProblems: (body) => (isObject(body) && isObject(body.metadata) ? metadataProblems(body.metadata, settings) : []),
+    extraProblems: (body) => [
+      ...(isObject(body) && isObject(body.metadata) ? metadataProblems(body.metadata, settings) : []),
+      ...(isObject(body) && typeof body.description === 'string' && hasLoneSurrogate(body.description)
+        ? [{ field: 'description', code: 'invalid_format', message: 'description must be well-formed Unicode (it has a lone surrogate)' }]
+        : []),
+    ],
   });
+}
+
+/** Whether `text` holds a UTF-16 surrogate without its pair, which has no UTF-8 encoding. */
+function hasLoneSurrogate(text: string): boolean {
+  return /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
 }
 
 function metadataProblems(metadata: Record<string, unknown>, settings: SandboxSettings): ErrorDetail[] {
