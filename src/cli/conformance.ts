@@ -6,9 +6,7 @@
  * redactor that knows them, error messages included.
  */
 import { spawn } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access, readFile, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { CheckFailure } from '../../conformance/check.js';
 import { TargetUnreachable } from '../../conformance/client.js';
@@ -19,6 +17,7 @@ import { formatCheckLine, formatPretty, formatSummary, shouldColor } from '../..
 import type { ConformanceResult } from '../../conformance/result.js';
 import { ConformanceUsageError, runConformance } from '../../conformance/run-conformance.js';
 import { oneOf, parseBaseUrl, wholeNumber } from './args.js';
+import { assertWritableDirectory, PROCESS_IO, runRedacted, type CommandIo } from './report-command.js';
 import { UsageError } from './usage-error.js';
 
 /** The usage text of `lnpr conformance`. */
@@ -50,26 +49,12 @@ const KEY_FLAGS = ['--api-key', '--read-only-key', '--nwc-key'];
 /** How long one payment by `--pay-command` may take. */
 const PAY_TIMEOUT_MS = 60_000;
 
-/** Where `lnpr conformance` writes; the process's streams unless a test says otherwise. */
-export interface ConformanceIo {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean };
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
-  env: Record<string, string | undefined>;
-}
+/** Where the command writes. */
+export type ConformanceIo = CommandIo;
 
 /** Runs `lnpr conformance <args>`; sets the exit code to 1 when the run did not pass. */
-export async function conformance(args: string[], io: ConformanceIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<void> {
-  const redact = redactor(secretsIn(args));
-  try {
-    await run(args, io, redact);
-  } catch (error) {
-    if (error instanceof UsageError) throw new UsageError(redact(error.message));
-    if (error instanceof Error) {
-      error.message = redact(error.message);
-      if (error.stack !== undefined) error.stack = redact(error.stack);
-    }
-    throw error;
-  }
+export async function conformance(args: string[], io: ConformanceIo = PROCESS_IO): Promise<void> {
+  return runRedacted(redactor(secretsIn(args)), (redact) => run(args, io, redact));
 }
 
 async function run(args: string[], io: ConformanceIo, redact: (text: string) => string): Promise<void> {
@@ -281,10 +266,3 @@ async function readKnownFailing(path: string): Promise<string[]> {
   }
 }
 
-async function assertWritableDirectory(output: string): Promise<void> {
-  try {
-    await access(dirname(resolve(output)), constants.W_OK);
-  } catch (error) {
-    throw new UsageError(`--output ${output}: the directory cannot be written: ${(error as Error).message}`);
-  }
-}

@@ -5,9 +5,7 @@
  * does not answer the first delivery (thrown as `UsageError`). The secret is never printed:
  * everything written goes through a redactor that knows it, error messages included.
  */
-import { constants } from 'node:fs';
-import { access, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { shouldColor } from '../../conformance/reporters/pretty.js';
 import { formatJson } from '../webhook-check/reporters/json.js';
@@ -17,6 +15,7 @@ import type { WebhookCheckResult } from '../webhook-check/result.js';
 import { ReceiverUnreachable, runWebhookCheck } from '../webhook-check/run-webhook-check.js';
 import { InvalidWebhookSecret, parseWebhookSecret, redactor, secretForms } from '../webhook-check/webhook-secret.js';
 import { oneOf } from './args.js';
+import { assertWritableDirectory, PROCESS_IO, runRedacted, type CommandIo } from './report-command.js';
 import { UsageError } from './usage-error.js';
 
 /** The usage text of `lnpr webhooks check`. */
@@ -37,26 +36,12 @@ export const WEBHOOKS_CHECK_USAGE = `Usage: lnpr webhooks check --url URL --secr
 
 const REPORTERS = ['pretty', 'junit', 'json'] as const;
 
-/** Where the command writes; the process's streams unless a test says otherwise. */
-export interface WebhooksCheckIo {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean };
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
-  env: Record<string, string | undefined>;
-}
+/** Where the command writes. */
+export type WebhooksCheckIo = CommandIo;
 
 /** Runs `lnpr webhooks check <args>`; sets the exit code to 1 when a required case did not hold. */
-export async function webhooksCheck(args: string[], io: WebhooksCheckIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<void> {
-  const redact = redactor(secretsIn(args));
-  try {
-    await run(args, io, redact);
-  } catch (error) {
-    if (error instanceof UsageError) throw new UsageError(redact(error.message));
-    if (error instanceof Error) {
-      error.message = redact(error.message);
-      if (error.stack !== undefined) error.stack = redact(error.stack);
-    }
-    throw error;
-  }
+export async function webhooksCheck(args: string[], io: WebhooksCheckIo = PROCESS_IO): Promise<void> {
+  return runRedacted(redactor(secretsIn(args)), (redact) => run(args, io, redact));
 }
 
 async function run(args: string[], io: WebhooksCheckIo, redact: (text: string) => string): Promise<void> {
@@ -170,10 +155,3 @@ function secretsIn(args: string[]): string[] {
   return secrets.filter((secret) => secret.length >= 4);
 }
 
-async function assertWritableDirectory(output: string): Promise<void> {
-  try {
-    await access(dirname(resolve(output)), constants.W_OK);
-  } catch (error) {
-    throw new UsageError(`--output ${output}: the directory cannot be written: ${(error as Error).message}`);
-  }
-}
