@@ -16,6 +16,7 @@ import { v1Routes } from './routes/v1-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
 import type { SandboxSettings } from './settings.js';
 import type { Rule } from '../schemas/rules.js';
+import { openApiRoute } from '../openapi/route.js';
 
 /** Everything the engine is made of. */
 export interface EngineOptions {
@@ -41,6 +42,8 @@ export interface EngineOptions {
 export interface Engine {
   /** Answers one request; never throws. */
   handle: RequestHandler;
+  /** The route table (method and path pattern of each route), e.g. to check the OpenAPI document covers it. */
+  routes: ReadonlyArray<Readonly<{ method: string; pattern: string }>>;
   settings: SandboxSettings;
   directory: AccountDirectory;
   paymentRequests: PaymentRequests;
@@ -82,11 +85,13 @@ export function createEngine(options: EngineOptions): Engine {
   const paymentRequests = new PaymentRequests({ ...options, clocks, rules, changes: events.changeLog });
   const routes = [
     ...v1Routes({ directory, paymentRequests, validateCreateBody: compileCreateBodyValidator(settings) }),
+    openApiRoute(settings),
     ...(settings.controls ? controlRoutes({ directory, paymentRequests, clocks, rules }) : []),
     ...(settings.controls ? webhookRoutes({ directory, endpoints: events.endpoints, log: events.log }) : []),
   ];
   return {
     handle: createRequestHandler(routes, onUnexpectedError),
+    routes: routes.map(({ method, pattern }) => Object.freeze({ method, pattern })),
     settings,
     directory,
     paymentRequests,

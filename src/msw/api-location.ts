@@ -1,9 +1,9 @@
 /**
  * Which requests the handlers take: the API's own paths (`/api/v1/...`, `/sandbox/v1/...`,
- * `/healthz`) under a base URL, or under any origin when none is given. Everything else (the
- * page, its assets, other APIs) is left to MSW's `onUnhandledRequest`, so the handlers can sit on
- * the same origin as the app. A base URL's path (`https://example.com/pay`) is a prefix the engine
- * never sees, as behind a reverse proxy. Browser-safe.
+ * `/healthz`, `/openapi.json`) under a base URL, or under any origin when none is given.
+ * Everything else (the page, its assets, other APIs) is left to MSW's `onUnhandledRequest`, so the
+ * handlers can sit on the same origin as the app. A base URL's path (`https://example.com/pay`) is
+ * a prefix the engine never sees, as behind a reverse proxy. Browser-safe.
  */
 
 /** Where the API is served: one origin or any, and a path prefix ('' for none). */
@@ -15,7 +15,7 @@ export interface ApiLocation {
 }
 
 /** The path roots the engine answers; a request outside them is not the sandbox's. */
-const API_ROOTS = ['/api/v1', '/sandbox/v1', '/healthz'];
+const API_ROOTS = ['/api/v1', '/sandbox/v1', '/healthz', '/openapi.json'];
 
 /**
  * Reads a base URL: absent or '' (any origin), a path such as `/pay` (any origin, that prefix),

@@ -1,0 +1,209 @@
+/**
+ * `components.schemas`: the schemas of `src/schemas` (the very objects ajv validates with),
+ * copied without `$id`s, with shared sub-schemas turned into `$ref`s and with descriptions that
+ * say what the spec leaves open and what this sandbox does. Browser-safe.
+ */
+import type { SandboxSettings } from '../core/settings.js';
+import { advanceClockBodySchema, MAX_ADVANCE_SECONDS, payBodySchema, putRulesBodySchema } from '../schemas/control.js';
+import { createPaymentRequestBodySchema, MAX_DESCRIPTION_LENGTH } from '../schemas/create-payment-request.js';
+import { errorBodySchema } from '../schemas/error.js';
+import { paymentRequestSchema, paymentRequestStatusSchema } from '../schemas/payment-request.js';
+import { ruleSchema, rulesSchema } from '../schemas/rules.js';
+import {
+  createEndpointBodySchema,
+  endpointFaultsSchema,
+  MAX_DELAY_SECONDS,
+  webhookDeliverySchema,
+  webhookEndpointSchema,
+  webhookEventSchema,
+} from '../schemas/webhooks.js';
+import { clockSchema, healthSchema, listSchema, payResultSchema, rulesViewSchema } from './answer-schemas.js';
+import { DETAIL_CODES, ERROR_CODES } from './error-responses.js';
+import { completedExample, createBodyExample, deliveryExample, endpointExample, completedEventExample } from './examples.js';
+import { annotate, toComponentSchema, type JsonObject } from './schema-tools.js';
+
+/** Big numbers as people read them: 2,100,000,000,000,000. */
+export function formatNumber(value: number): string {
+  return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+const FEE_ROUNDING_TEXT = {
+  round: 'to the nearest sat, halves up (1,100 sats → 6; 1,099 → 5)',
+  floor: 'down to a whole sat (1,199 sats → 5)',
+  ceil: 'up to a whole sat (1,001 sats → 6)',
+} as const;
+
+const FEE_PERCENTAGE_TEXT = {
+  rate: 'the rate, `0.5`, whatever the floor made the fee',
+  effective: 'the effective percentage, fee ÷ amount × 100 to 2 decimals (100 sats → `10`)',
+} as const;
+
+/** Every component schema, by name, for these settings. */
+export function componentSchemas(settings: SandboxSettings): Record<string, JsonObject> {
+  const createBodySchema = createPaymentRequestBodySchema(settings);
+  // The schemas of src/schemas that become components; a sub-schema that is one of them (by
+  // identity, e.g. the payment request inside an event) becomes a `$ref`.
+  const sources: Array<[string, object]> = [
+    ['PaymentRequest', paymentRequestSchema],
+    ['PaymentRequestStatus', paymentRequestStatusSchema],
+    ['CreatePaymentRequest', createBodySchema],
+    ['Error', errorBodySchema],
+    ['PayBody', payBodySchema],
+    ['AdvanceClockBody', advanceClockBodySchema],
+    ['PutRulesBody', putRulesBodySchema],
+    ['Rule', ruleSchema],
+    ['Rules', rulesSchema],
+    ['CreateWebhookEndpoint', createEndpointBodySchema],
+    ['WebhookEndpointFaults', endpointFaultsSchema],
+    ['WebhookEndpoint', webhookEndpointSchema],
+    ['WebhookEvent', webhookEventSchema],
+    ['WebhookDelivery', webhookDeliverySchema],
+  ];
+  const names = new Map<object, string>(sources.map(([name, schema]) => [schema, name]));
+  const schemas: Record<string, JsonObject> = Object.fromEntries(sources.map(([name, schema]) => [name, toComponentSchema(schema, names)]));
+
+  annotate(schemas.PaymentRequest!, paymentRequestNotes(settings));
+  annotate(schemas.PaymentRequestStatus!, { '': 'The answer of `GET /api/v1/payment-requests/{id}/status`: exactly one field.' });
+  annotate(schemas.CreatePaymentRequest!, createBodyNotes(settings));
+  annotate(schemas.Error!, {
+    '': 'The body of every 4xx/5xx answer of the sandbox, from either transport. The spec leaves error bodies and codes open ("not shown"); this shape and its codes are the sandbox\'s, and stable.',
+    'error.code': { description: 'A stable code; each response lists the ones it can carry.', enum: [...ERROR_CODES] },
+    'error.message': 'For people: may change between versions; match on `code`.',
+    'error.details': 'On validation errors only (`invalid_request`): one entry per offending field.',
+    'error.details[].field': 'The field (or query parameter), as a dotted path: `amount`, `metadata`, `rules.0.outcome`.',
+    'error.details[].code': `What is wrong with it: ${DETAIL_CODES.map((code) => `\`${code}\``).join(', ')}.`,
+  });
+  annotate(schemas.PayBody!, { '': 'A wallet pays this invoice.', invoice: 'A BOLT11 invoice this sandbox issued to the key\'s account.' });
+  annotate(schemas.AdvanceClockBody!, {
+    seconds: `Seconds to move the account's clock on (at most ${formatNumber(MAX_ADVANCE_SECONDS)}, ten years; the clock stops at the year 3000). Expiries, rule outcomes and webhook retries that fall due run.`,
+  });
+  annotate(schemas.PutRulesBody!, {
+    '': "Replaces the account's own rules (the fixed ones, from `--scenario` or the accounts file, stay). `[]` removes them.",
+    rules: { description: 'Checked against `Rules`: a bad rule is a 400 with detail code `invalid_rule`.', $ref: '#/components/schemas/Rules' },
+  });
+  annotate(schemas.Rule!, {
+    '': 'A behaviour rule: how matching payment requests end, without calling the controls. The first matching rule decides, at creation.',
+    match: 'Every given criterion must hold; no `match` matches every request.',
+    'match.amount': 'Exactly this many sats, or a range `{min, max}` (bounds included).',
+    'match.description': 'A regular expression tested against the description (case-insensitive).',
+    'match.metadata': 'Metadata keys and the values they must hold (compared as JSON).',
+    'match.accounts': 'Restricts the rule to these account ids.',
+    outcome: '`complete`, `fail`, `expire`, or `none` (stays pending until it expires).',
+    after: "Seconds on the account's clock between creation and the outcome; 0 by default.",
+    probability: 'The share of matching requests the rule applies to, decided per request id (so runs repeat).',
+  });
+  annotate(schemas.Rules!, { '': 'Behaviour rules, first match wins.' });
+  annotate(schemas.CreateWebhookEndpoint!, {
+    '': "Registers a webhook endpoint for the key's account.",
+    url: 'An http or https URL. A server listening beyond loopback accepts only the hosts of its policy (detail code `host_not_allowed`).',
+    events: 'Event types to deliver; all of them by default.',
+  });
+  annotate(schemas.WebhookEndpointFaults!, {
+    '': "Makes the endpoint's deliveries misbehave the way real networks do, to test a receiver. Each decision is made from the event id, so runs repeat.",
+    duplicate: 'Probability of a second, identical delivery (same `webhook-id`).',
+    reorder: "Holds each `created` event until the same request's next event, then sends the newer one first.",
+    delaySeconds: `Seconds (account clock) by which each first attempt is late; at most ${formatNumber(MAX_DELAY_SECONDS)}.`,
+  });
+  annotate(schemas.WebhookEndpoint!, {
+    '': 'A webhook endpoint of the account.',
+    secret: 'The Standard Webhooks signing secret (`whsec_` and base64): verify each delivery with it.',
+    createdAt: "The account's clock at registration.",
+  });
+  annotate(schemas.WebhookEvent!, {
+    '': 'An event: the body of every webhook delivery, and an item of `GET /sandbox/v1/events`.',
+    id: 'The event id, also sent as the `webhook-id` header: the same on every retry and duplicate, so receivers deduplicate on it.',
+    timestamp: "The account's clock when the change happened.",
+    data: 'The payment request exactly as `GET /api/v1/payment-requests/{id}` answered at that moment.',
+  });
+  annotate(schemas.WebhookDelivery!, {
+    '': 'One attempt of a delivery.',
+    id: 'The delivery: the same on each of its attempts (a duplicate is another delivery).',
+    attempt: '1 for the first attempt, up to 8 (seven retries: 5 s, 30 s, 2 min, 10 min, 1 h, 6 h, 24 h on the account\'s clock).',
+    status: '`pending` (due or held), `succeeded` (2xx within 10 s) or `failed`.',
+    responseStatus: "The receiver's HTTP status; null when it did not answer or the attempt has not run.",
+    error: 'Why the attempt failed without a status (timeout, connection refused...), or null.',
+    scheduledAt: "When the attempt is due on the account's clock; null while held (the `reorder` fault).",
+    attemptedAt: "When it ran, on the account's clock; null until then.",
+    durationMs: 'How long the attempt took in real milliseconds; null until it ran.',
+  });
+
+  for (const [name, example] of [
+    ['PaymentRequest', completedExample],
+    ['CreatePaymentRequest', createBodyExample],
+    ['WebhookEndpoint', endpointExample],
+    ['WebhookEvent', completedEventExample],
+    ['WebhookDelivery', deliveryExample],
+  ] as const) {
+    schemas[name]!.examples = [JSON.parse(JSON.stringify(example)) as JsonObject];
+  }
+
+  return {
+    ...schemas,
+    Health: annotate(structuredCopy(healthSchema), { '': 'The server is up.' }),
+    Clock: annotate(structuredCopy(clockSchema), {
+      '': "The account's clock: wall time plus the account's offset, or frozen.",
+      now: "The account's current instant.",
+      frozen: 'Whether the clock stands still (`lnpr serve --clock frozen`, or `POST /sandbox/v1/clock/freeze`).',
+    }),
+    PayResult: annotate(structuredCopy(payResultSchema), {
+      '': 'The payment request the invoice belongs to, now completed.',
+      preimage: 'Proof of payment: `sha256(preimage) == paymentHash`.',
+    }),
+    RulesView: annotate(structuredCopy(rulesViewSchema), {
+      rules: "The account's own rules (set with `PUT /sandbox/v1/rules`); they come first.",
+      fixedRules: 'The rules fixed at start (`--scenario` files, the accounts file); the same for every account.',
+    }),
+    WebhookEndpointList: listSchema('WebhookEndpoint'),
+    WebhookEventList: annotate(listSchema('WebhookEvent'), { data: 'Newest first.' }),
+    WebhookDeliveryList: annotate(listSchema('WebhookDelivery'), { data: 'Newest first; every attempt is one item.' }),
+    OpenApiDocument: {
+      type: 'object',
+      required: ['openapi', 'info'],
+      properties: { openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' }, info: { type: 'object' } },
+      description: 'An OpenAPI 3.1 document: this one.',
+    },
+  };
+}
+
+function paymentRequestNotes(settings: SandboxSettings): Record<string, string> {
+  return {
+    '': 'A payment request, as every v1 answer shows it. The schema holds what the spec states (any conforming implementation passes it); extra fields are allowed.',
+    id: 'Shaped `pr_<identifier>`; here 24 base62 characters follow the prefix.',
+    status: '`pending` (the initial state), then `completed`, `expired` or `failed`, all final. Transitions are "not shown" in the spec; this sandbox allows pending → completed / failed / expired only.',
+    amount: 'Amount in satoshis.',
+    description: `At most ${MAX_DESCRIPTION_LENGTH} characters.`,
+    invoice:
+      'The Lightning invoice (BOLT11). The spec says "if applicable"; this sandbox always sets it: a real, signed invoice for `amount` sats with `paymentHash`, expiring at `expiresAt`.',
+    paymentHash: 'Hex SHA-256 of the preimage, for tracking.',
+    expiresAt: 'ISO 8601 UTC with milliseconds: `createdAt` + `expiresIn`. A pending request past it reads as `expired`.',
+    isNwc: '`true`: non-custodial, through the connected wallet (Nostr Wallet Connect); `false`: custodial. Chosen from the account, never by the caller.',
+    nwcRelay: 'The relay used for non-custodial payments; present only when `isNwc` is `true`.',
+    preimage: 'Proof of payment, present only once `completed`.',
+    feeAmount: `Fee in sats: under 1,000 sats the higher of 10 and 0.5 %, from 1,000 sats 0.5 %. The spec leaves rounding open ("not shown"); this sandbox rounds ${FEE_ROUNDING_TEXT[settings.feeRounding]} (setting \`feeRounding\`).`,
+    feePercentage: `The fee percentage: 0.5 from 1,000 sats. Under 1,000 sats the spec leaves the value open ("not shown"); this sandbox shows ${FEE_PERCENTAGE_TEXT[settings.feePercentageBelowThreshold]} (setting \`feePercentageBelowThreshold\`).`,
+    metadata: 'The key-value pairs given at creation, returned as given; absent when none were given.',
+    createdAt: 'ISO 8601 UTC. This sandbox gives whole seconds, the precision of the invoice timestamp, so `createdAt`, `expiresAt` and the invoice agree exactly.',
+    updatedAt: 'ISO 8601 UTC; moves on every change of the record (e.g. on completion).',
+  };
+}
+
+function createBodyNotes(settings: SandboxSettings): Record<string, string> {
+  return {
+    '': 'The body of `POST /api/v1/payment-requests`. Unknown fields are ignored.',
+    amount:
+      `Amount in whole satoshis. The spec states the minimum inconsistently ("not shown" which applies: 21 sats in one statement, 1 sat in another); this sandbox accepts from ${formatNumber(settings.minAmount)} (setting \`minAmount\`, \`lnpr serve --min-amount\`), below it 400 with detail code \`amount_below_minimum\`. ` +
+      `The maximum is not shown in the spec; this sandbox's is ${formatNumber(settings.maxAmount)} sats (setting \`maxAmount\`).`,
+    description: `At most ${MAX_DESCRIPTION_LENGTH} characters (counted as Unicode code points: an emoji counts once).`,
+    destinationWallet: 'A Lightning address, `<name>@<domain>`. Stored with the request, never shown in answers.',
+    metadata:
+      `Custom key-value pairs (e.g. an order or customer id), returned as given. Size limits are not shown in the spec; this sandbox takes at most ${formatNumber(settings.maxMetadataBytes)} bytes as JSON, nested at most ${settings.maxMetadataDepth} levels ` +
+      '(settings `maxMetadataBytes`, `maxMetadataDepth`; detail codes `too_large`, `too_deep`). A JSON Schema cannot state these limits: the sandbox checks them beside it.',
+    expiresIn:
+      `Validity in seconds; ${formatNumber(settings.defaultExpiresIn)} when absent (the spec's default is 3600). Bounds are not shown in the spec; this sandbox accepts ${formatNumber(settings.minExpiresIn)} to ${formatNumber(settings.maxExpiresIn)} ` +
+      '(settings `minExpiresIn`, `maxExpiresIn`, `defaultExpiresIn`).',
+  };
+}
+
+function structuredCopy(schema: object): JsonObject {
+  return JSON.parse(JSON.stringify(schema)) as JsonObject;
+}

@@ -1,0 +1,114 @@
+/**
+ * Error responses of the document, built from the error catalogue (`core/pipeline/errors.ts`):
+ * an operation names the codes it can answer with, and gets one response per HTTP status, its
+ * description naming each code, `x-lnpr-error-codes` listing them (for tools and the tests), the
+ * `Error` schema and an example per code. Browser-safe.
+ */
+import { ERROR_CATALOGUE, errorBody, type ErrorBody, type ErrorCode } from '../core/pipeline/errors.js';
+import type { JsonObject } from './schema-tools.js';
+
+/** Every error code, in catalogue order. */
+export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
+
+/**
+ * When each code is answered. A code missing here falls back to the catalogue's message, and the
+ * document's tests fail until it is described.
+ */
+export const ERROR_CONDITIONS: Readonly<Record<string, string>> = {
+  invalid_json: 'the body is not JSON, or is empty',
+  invalid_request: 'the body (or a query parameter) breaks a rule; `details` names every offending field',
+  unauthorized: 'the API key is missing, malformed or unknown (with `WWW-Authenticate: Bearer`)',
+  insufficient_permission: 'the key may not do this (e.g. a read-only key creating)',
+  route_not_found: 'no endpoint has this path',
+  payment_request_not_found: "no payment request with that id in the key's account",
+  invoice_not_found: "no payment request of the key's account has that invoice",
+  event_not_found: "no kept event of the key's account has that id (the newest 1,000 per account are kept)",
+  webhook_endpoint_not_found: "no webhook endpoint of the key's account has that id",
+  method_not_allowed: 'the path exists, not with this method (`Allow` lists those it accepts)',
+  invalid_transition: 'the payment request is in a terminal state (`completed`, `expired`, `failed`) and cannot change',
+  payload_too_large: 'the body is over the HTTP server\'s limit (1 MiB by default, `lnpr serve --body-limit`)',
+  expectation_failed: 'an `Expect` header other than `100-continue` (HTTP server only)',
+  unsupported_media_type: 'a body not sent as `application/json` (or `application/*+json`)',
+  internal_error: 'a bug in the sandbox: please report it',
+  too_many_streams: 'too many live streams are open at once; close one and try again',
+};
+
+/** When `code` is answered. */
+export function conditionOf(code: ErrorCode): string {
+  return ERROR_CONDITIONS[code] ?? ERROR_CATALOGUE[code].message.replace(/\.$/, '');
+}
+
+/** The codes of `details[].code` the sandbox uses, for the `Error` schema's description. */
+export const DETAIL_CODES = [
+  'missing_field',
+  'invalid_type',
+  'amount_below_minimum',
+  'below_minimum',
+  'above_maximum',
+  'too_short',
+  'too_long',
+  'invalid_format',
+  'too_deep',
+  'too_large',
+  'invalid_invoice',
+  'invalid_rule',
+  'invalid_url',
+  'unsupported_scheme',
+  'host_not_allowed',
+  'too_many_endpoints',
+  'unknown_parameter',
+  'invalid_value',
+  'invalid',
+] as const;
+
+/** `components.examples` key of a code's example. */
+export function errorExampleName(code: ErrorCode): string {
+  return `error_${code}`;
+}
+
+/** `components.examples`: one example body per code, with the catalogue's message. */
+export function errorExamples(): Record<string, JsonObject> {
+  return Object.fromEntries(
+    ERROR_CODES.map((code) => [errorExampleName(code), { summary: `${code} (${ERROR_CATALOGUE[code].status})`, value: toJson(errorBody(code)) }]),
+  );
+}
+
+/** An operation's own example of a code, e.g. `invalid_request` with the details its body gets. */
+export type ErrorExampleOverrides = Partial<Record<ErrorCode, ErrorBody>>;
+
+/** The responses for `codes`, by status. */
+export function errorResponses(codes: readonly ErrorCode[], overrides: ErrorExampleOverrides = {}): Record<string, JsonObject> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const status = ERROR_CATALOGUE[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, JsonObject> = {};
+  for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status)] = errorResponse(statusCodes, overrides);
+  }
+  return responses;
+}
+
+/** One response object for codes sharing an HTTP status. */
+export function errorResponse(codes: readonly ErrorCode[], overrides: ErrorExampleOverrides = {}): JsonObject {
+  const status = ERROR_CATALOGUE[codes[0]!].status;
+  const headers: JsonObject = {};
+  if (status === 401) headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };
+  if (status === 405) headers.Allow = { $ref: '#/components/headers/Allow' };
+  const examples: JsonObject = {};
+  for (const code of codes) {
+    const override = overrides[code];
+    examples[code] = override ? { summary: code, value: toJson(override) } : { $ref: `#/components/examples/${errorExampleName(code)}` };
+  }
+  return {
+    description: codes.map((code) => `\`${code}\`: ${conditionOf(code)}.`).join(' '),
+    'x-lnpr-error-codes': [...codes],
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples } },
+  };
+}
+
+function toJson(value: unknown): JsonObject {
+  return JSON.parse(JSON.stringify(value)) as JsonObject;
+}
