@@ -12,6 +12,7 @@ Commands:
   fixtures     write deterministic sample data (lnpr fixtures --help)
   conformance  run the conformance suite against an implementation (lnpr conformance --help)
   webhooks     test a webhook receiver: lnpr webhooks check (lnpr webhooks check --help)
+  openapi      print the OpenAPI 3.1 document of the API (lnpr openapi --help)
 `;
 
 // Each subcommand is loaded only when called: `serve` starts without the conformance suite's
@@ -29,6 +30,8 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./conformance.js')).conformance(args);
     case 'webhooks':
       return webhooks(args);
+    case 'openapi':
+      return (await import('./openapi.js')).openapi(args);
     case undefined:
     case 'help':
     case '--help':

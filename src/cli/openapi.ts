@@ -1,0 +1,66 @@
+/**
+ * `lnpr openapi`: prints the OpenAPI 3.1 document `GET /openapi.json` serves, as pretty JSON, for
+ * a server started with the same flags; `--output FILE` writes it to a file instead.
+ */
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { resolveSettings } from '../core/settings.js';
+import { buildOpenApiDocument } from '../openapi/document.js';
+import { wholeNumber } from './args.js';
+import { UsageError } from './usage-error.js';
+
+/** `lnpr openapi --help`. */
+export const OPENAPI_USAGE = `Usage: lnpr openapi [options] > openapi.json
+
+  --output FILE       write to FILE instead of stdout
+  --server-url URL    the server the document names (default http://127.0.0.1:8787)
+  --min-amount N      as lnpr serve --min-amount: the smallest amount the document accepts (default 21)
+  --no-controls       as lnpr serve --no-controls: v1 only, without the control API and the webhooks
+
+A running server serves the same document at GET /openapi.json (its servers entry is then "/").
+`;
+
+/** Runs `lnpr openapi` with `args`. */
+export async function openapi(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      output: { type: 'string' },
+      'server-url': { type: 'string' },
+      'min-amount': { type: 'string' },
+      'no-controls': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(OPENAPI_USAGE);
+    return;
+  }
+  if (positionals.length > 0) throw new UsageError(`lnpr openapi takes no arguments (got "${positionals[0]}")\n\n${OPENAPI_USAGE}`);
+  const serverUrl = parseServerUrl(values['server-url'] ?? 'http://127.0.0.1:8787');
+  const minAmount = values['min-amount'] === undefined ? undefined : wholeNumber('--min-amount', values['min-amount'], 1);
+  const settings = resolveSettings({ minAmount, controls: !values['no-controls'] });
+  const text = `${JSON.stringify(buildOpenApiDocument(settings, { serverUrl }), null, 2)}\n`;
+  if (values.output === undefined) {
+    process.stdout.write(text);
+    return;
+  }
+  try {
+    await writeFile(values.output, text);
+  } catch (error) {
+    throw new UsageError(`--output ${values.output}: ${(error as Error).message}`);
+  }
+}
+
+function parseServerUrl(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new UsageError(`--server-url: "${text}" is not an http(s) URL`);
+  return text.replace(/\/+$/, '');
+}
