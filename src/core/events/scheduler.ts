@@ -53,11 +53,23 @@ export class Scheduler {
   /** Schedules `item` at `dueMs` on the account's clock; runs it shortly if that moment has come. */
   add(accountId: string, dueMs: number, item: DueItem): void {
     if (this.#closed) return;
-    let queue = this.#queues.get(accountId);
-    if (!queue) this.#queues.set(accountId, (queue = new MinHeap((a, b) => a.dueMs < b.dueMs || (a.dueMs === b.dueMs && a.order < b.order))));
-    queue.push({ dueMs, order: (this.#order += 1), item });
+    this.#queueOf(accountId).push({ dueMs, order: (this.#order += 1), item });
     if (dueMs <= this.#options.clocks.now(accountId)) this.#runSoon();
     else this.#arm();
+  }
+
+  /** Schedules many items at once (what a store holds at start): one heap build and one timer. */
+  addMany(items: Iterable<{ accountId: string; dueMs: number; item: DueItem }>): void {
+    if (this.#closed) return;
+    const byAccount = new Map<string, Entry[]>();
+    for (const { accountId, dueMs, item } of items) {
+      let entries = byAccount.get(accountId);
+      if (!entries) byAccount.set(accountId, (entries = []));
+      entries.push({ dueMs, order: (this.#order += 1), item });
+    }
+    for (const [accountId, entries] of byAccount) this.#queueOf(accountId).pushAll(entries);
+    if (this.hasDue()) this.#runSoon();
+    this.#arm();
   }
 
   /**
@@ -109,6 +121,12 @@ export class Scheduler {
     this.#closed = true;
     if (this.#timer !== undefined) this.#options.timers.clearTimeout(this.#timer);
     this.#timer = undefined;
+  }
+
+  #queueOf(accountId: string): MinHeap<Entry> {
+    let queue = this.#queues.get(accountId);
+    if (!queue) this.#queues.set(accountId, (queue = new MinHeap((a, b) => a.dueMs < b.dueMs || (a.dueMs === b.dueMs && a.order < b.order))));
+    return queue;
   }
 
   #runAll(): Promise<void> {
