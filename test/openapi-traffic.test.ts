@@ -120,6 +120,14 @@ describe('every answer the sandbox sends conforms to its OpenAPI document', () =
     const othersInvoice = (await call('POST', '/api/v1/payment-requests', { key: KEYS.nwc, body: createBody() })).body.invoice;
     expect((await call('POST', '/sandbox/v1/pay', { body: { invoice: othersInvoice } })).body.error.code).toBe('invoice_not_found');
 
+    // The dashboard's list and the hosted pay page's calls (no key).
+    expect((await call('GET', '/sandbox/v1/payment-requests?limit=2')).body.data).toHaveLength(2);
+    expect((await call('GET', '/sandbox/v1/payment-requests?limit=0')).body.error.details[0].code).toBe('invalid_value');
+    const hosted = await fresh();
+    expect((await call('GET', `/sandbox/v1/pay-page/${hosted.id}`, { key: null })).body.status).toBe('pending');
+    expect((await call('POST', `/sandbox/v1/pay-page/${hosted.id}/pay`, { key: null })).body.status).toBe('completed');
+    expect((await call('POST', `/sandbox/v1/pay-page/${hosted.id}/pay`, { key: null })).body.error.code).toBe('invalid_transition');
+
     // Clock and rules.
     expect((await call('GET', '/sandbox/v1/clock')).status).toBe(200);
     expect((await call('POST', '/sandbox/v1/clock/freeze')).body.frozen).toBe(true);

@@ -4,6 +4,7 @@
  */
 import { AccountDirectory, type AccountsConfig } from './accounts/accounts.js';
 import type { EventListener } from './events/change-log.js';
+import type { DeliveryListener } from './events/delivery-dispatcher.js';
 import { createEventMachinery, type EventMachinery } from './events/event-machinery.js';
 import { compileCreateBodyValidator } from './payments/create-body.js';
 import { PaymentRequests } from './payments/payment-requests.js';
@@ -12,6 +13,7 @@ import { cryptoRandom } from './random.js';
 import { createRequestHandler, type ApiRequest, type RequestHandler } from './pipeline/handler.js';
 import type { AccountClocks, InvoiceIssuer, RandomSource, SandboxStore, Timers, WallClock, WebhookSender } from './ports.js';
 import { controlRoutes } from './routes/control-routes.js';
+import { payPageRoutes } from './routes/pay-page-routes.js';
 import { v1Routes } from './routes/v1-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
 import type { SandboxSettings } from './settings.js';
@@ -53,8 +55,12 @@ export interface Engine {
   rules: RuleBook;
   /** Events, webhook endpoints, deliveries and the scheduler. */
   events: EventMachinery;
-  /** Calls `listener` with every event (each change of a payment request); returns the function that stops it. */
+  /** Calls `listener` with every event (each change of a payment request) and its account; returns the function that stops it. */
   onEvent(listener: EventListener): () => void;
+  /** Calls `listener` with every recorded delivery attempt and its account; returns the function that stops it. */
+  onDelivery(listener: DeliveryListener): () => void;
+  /** Calls `listener` with the account of every clock move; returns the function that stops it. */
+  onClockMove(listener: (accountId: string) => void): () => void;
   /** Stops the scheduler and aborts delivery attempts in flight; the store stays open (close it after). */
   close(): void;
 }
@@ -88,6 +94,7 @@ export function createEngine(options: EngineOptions): Engine {
     openApiRoute(settings),
     ...(settings.controls ? controlRoutes({ directory, paymentRequests, clocks, rules }) : []),
     ...(settings.controls ? webhookRoutes({ directory, endpoints: events.endpoints, log: events.log }) : []),
+    ...(settings.controls ? payPageRoutes({ paymentRequests, clocks }) : []),
   ];
   return {
     handle: createRequestHandler(routes, onUnexpectedError),
@@ -100,6 +107,8 @@ export function createEngine(options: EngineOptions): Engine {
     rules,
     events,
     onEvent: (listener) => events.changeLog.subscribe(listener),
+    onDelivery: (listener) => events.dispatcher.subscribe(listener),
+    onClockMove: (listener) => events.onClockMove(listener),
     close: () => events.close(),
   };
 }

@@ -47,6 +47,8 @@ export interface EventStoreReads {
 export interface SandboxStore extends EventStoreReads {
   getPaymentRequest(id: string): PaymentRequestRecord | undefined;
   findPaymentRequestByHash(paymentHash: string): PaymentRequestRecord | undefined;
+  /** The account's payment requests as stored, newest (last created) first. */
+  paymentRequestsOf(accountId: string): PaymentRequestRecord[];
   /** Every stored record whose status is `pending` (to schedule expiries after a start). */
   pendingPaymentRequests(): PaymentRequestRecord[];
   /** Inserts or replaces the record with the same id. */

@@ -5,8 +5,8 @@
  * values, timestamp patterns, component `$ref`s); `satisfies` ties each to its TypeScript type's
  * field names, and the traffic tests validate every real answer against them.
  */
-import type { ClockView, PayResult } from '../schemas/control.js';
-import { ISO_UTC_MILLIS_PATTERN } from '../schemas/payment-request.js';
+import type { ClockView, PayPageView, PayResult } from '../schemas/control.js';
+import { ISO_UTC_MILLIS_PATTERN, ISO_UTC_PATTERN, STATUS_VALUES } from '../schemas/payment-request.js';
 import { schemaRef, type JsonObject } from './schema-tools.js';
 
 type Keys<T> = Record<keyof T, unknown>;
@@ -37,6 +37,24 @@ export const payResultSchema = {
     status: { const: 'completed' },
     preimage: { type: 'string', pattern: '^[0-9a-f]{64}$' },
   } satisfies Keys<PayResult>,
+} satisfies JsonObject;
+
+/** `GET /sandbox/v1/pay-page/{id}`: a payment request's public fields, and its account's clock. */
+export const payPageSchema = {
+  type: 'object',
+  required: ['id', 'status', 'amount', 'description', 'invoice', 'createdAt', 'expiresAt', 'updatedAt', 'clock'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', pattern: '^pr_\\S+$' },
+    status: { enum: [...STATUS_VALUES] },
+    amount: { type: 'integer', minimum: 1 },
+    description: { type: 'string' },
+    invoice: { type: 'string', minLength: 1 },
+    createdAt: { type: 'string', pattern: ISO_UTC_PATTERN },
+    expiresAt: { type: 'string', pattern: ISO_UTC_MILLIS_PATTERN },
+    updatedAt: { type: 'string', pattern: ISO_UTC_PATTERN },
+    clock: schemaRef('Clock'),
+  } satisfies Keys<PayPageView>,
 } satisfies JsonObject;
 
 /** `GET`/`PUT /sandbox/v1/rules`: the account's own rules and the fixed ones. */

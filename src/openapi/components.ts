@@ -17,7 +17,7 @@ import {
   webhookEndpointSchema,
   webhookEventSchema,
 } from '../schemas/webhooks.js';
-import { clockSchema, healthSchema, listSchema, payResultSchema, rulesViewSchema } from './answer-schemas.js';
+import { clockSchema, healthSchema, listSchema, payPageSchema, payResultSchema, rulesViewSchema } from './answer-schemas.js';
 import { DETAIL_CODES, ERROR_CODES } from './error-responses.js';
 import { completedExample, createBodyExample, deliveryExample, endpointExample, completedEventExample } from './examples.js';
 import { annotate, toComponentSchema, type JsonObject } from './schema-tools.js';
@@ -152,6 +152,11 @@ export function componentSchemas(settings: SandboxSettings): Record<string, Json
     RulesView: annotate(structuredCopy(rulesViewSchema), {
       rules: "The account's own rules (set with `PUT /sandbox/v1/rules`); they come first.",
       fixedRules: 'The rules fixed at start (`--scenario` files, the accounts file); the same for every account.',
+    }),
+    PaymentRequestList: annotate(listSchema('PaymentRequest'), { data: 'Newest first.' }),
+    PayPage: annotate(structuredCopy(payPageSchema), {
+      '': "What the hosted pay page shows of a payment request: public fields only (never `metadata`, fees or the preimage), and its account's clock, to count the time left.",
+      clock: "The clock of the payment request's account.",
     }),
     WebhookEndpointList: listSchema('WebhookEndpoint'),
     WebhookEventList: annotate(listSchema('WebhookEvent'), { data: 'Newest first.' }),

@@ -39,3 +39,21 @@ export interface ClockView {
   now: string;
   frozen: boolean;
 }
+
+/**
+ * What the hosted pay page (`GET /sandbox/v1/pay-page/{id}`, no key) shows of a payment request:
+ * public fields only (never metadata, fees, the preimage or the account), and the account's clock
+ * so the page can count the time left. The answer of that call and of `POST …/{id}/pay`.
+ */
+export interface PayPageView {
+  id: string;
+  status: 'pending' | 'completed' | 'expired' | 'failed';
+  amount: number;
+  description: string;
+  invoice: string;
+  createdAt: string;
+  expiresAt: string;
+  updatedAt: string;
+  /** The account's clock when this was read. */
+  clock: ClockView;
+}

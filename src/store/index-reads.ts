@@ -11,6 +11,7 @@ export type StoreReads = Pick<
   SandboxStore,
   | 'getPaymentRequest'
   | 'findPaymentRequestByHash'
+  | 'paymentRequestsOf'
   | 'pendingPaymentRequests'
   | 'getClock'
   | 'size'
@@ -29,6 +30,7 @@ export function indexReads(index: StoreIndex): StoreReads {
   return {
     getPaymentRequest: (id) => index.get(id),
     findPaymentRequestByHash: (paymentHash) => index.findByHash(paymentHash),
+    paymentRequestsOf: (accountId) => index.recordsOf(accountId),
     pendingPaymentRequests: () => index.records().filter((record) => record.status === 'pending'),
     getClock: (accountId) => index.getClock(accountId),
     size: () => index.size,

@@ -39,10 +39,17 @@ export class StoreIndex {
     return this.#byHash.get(paymentHash);
   }
 
-  /** Inserts or replaces by id; records are values, so the reference itself is kept. */
+  /**
+   * Inserts or replaces by id; records are values, so the reference itself is kept. A replaced
+   * record keeps its place in its account's list, which stays in creation order.
+   */
   put(record: PaymentRequestRecord): void {
     const previous = this.#byId.get(record.id);
-    if (previous) this.#unindex(previous);
+    if (previous && previous.accountId === record.accountId) {
+      if (this.#byHash.get(previous.paymentHash) === previous) this.#byHash.delete(previous.paymentHash);
+    } else if (previous) {
+      this.#unindex(previous);
+    }
     this.#byId.set(record.id, record);
     this.#byHash.set(record.paymentHash, record);
     let ids = this.#idsByAccount.get(record.accountId);
@@ -62,6 +69,14 @@ export class StoreIndex {
     }
     this.#idsByAccount.delete(accountId);
     return ids.size;
+  }
+
+  /** The account's records, newest (last created) first; a new array. */
+  recordsOf(accountId: string): PaymentRequestRecord[] {
+    const ids = Array.from(this.#idsByAccount.get(accountId) ?? []);
+    const records: PaymentRequestRecord[] = [];
+    for (let i = ids.length - 1; i >= 0; i--) records.push(this.#byId.get(ids[i]!)!);
+    return records;
   }
 
   /** The account's clock. */

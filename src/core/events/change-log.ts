@@ -11,11 +11,12 @@ import { toPaymentRequestView } from '../payments/payment-request-view.js';
 import { nextChangeAtMs } from '../payments/state-machine.js';
 import type { RandomSource, SandboxStore } from '../ports.js';
 import { planDeliveries } from './delivery-plan.js';
+import { Listeners } from './listeners.js';
 import { toEventView, type DeliveryRecord, type EventRecord } from './records.js';
 import type { Scheduler } from './scheduler.js';
 
-/** Sees each event once it is durable. */
-export type EventListener = (event: WebhookEvent) => void;
+/** Sees each event once it is durable, and the account it belongs to (not part of the event's public view). */
+export type EventListener = (event: WebhookEvent, accountId: string) => void;
 
 const EVENT_TYPE_OF: Record<PaymentRequestStatus, EventType> = {
   pending: 'payment_request.created',
@@ -36,16 +37,16 @@ export interface ChangeLogDeps {
 /** Records payment-request changes with their events and deliveries. */
 export class ChangeLog {
   readonly #deps: ChangeLogDeps;
-  readonly #listeners = new Set<EventListener>();
+  readonly #listeners: Listeners<Parameters<EventListener>>;
 
   constructor(deps: ChangeLogDeps) {
     this.#deps = deps;
+    this.#listeners = new Listeners(deps.onError);
   }
 
   /** Calls `listener` with every event from now on; returns the function that stops it. */
   subscribe(listener: EventListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   /**
@@ -73,14 +74,7 @@ export class ChangeLog {
     await durable;
     // Sent only once recorded: a delivery must never announce what a crash could take back.
     for (const delivery of deliveries) scheduleDelivery(scheduler, delivery);
-    const view = toEventView(event);
-    for (const listener of this.#listeners) {
-      try {
-        listener(view);
-      } catch (error) {
-        this.#deps.onError(error);
-      }
-    }
+    this.#listeners.emit(toEventView(event), event.accountId);
   }
 }
 

@@ -7,12 +7,17 @@
  * attempt timeout while other endpoints' deliveries go on.
  */
 import { Webhook } from 'standardwebhooks';
+import type { WebhookDelivery } from '../../schemas/webhooks.js';
 import type { AccountClocks, SandboxStore, WallClock, WebhookResponse, WebhookSender } from '../ports.js';
 import { released } from './delivery-plan.js';
 import { heldIn, scheduleDelivery } from './change-log.js';
-import { deliveryKey, toEventView, type DeliveryRecord, type EndpointRecord, type EventRecord } from './records.js';
+import { Listeners } from './listeners.js';
+import { deliveryKey, toDeliveryView, toEventView, type DeliveryRecord, type EndpointRecord, type EventRecord } from './records.js';
 import { ATTEMPT_TIMEOUT_MS, nextAttemptDueMs } from './retry-schedule.js';
 import type { Scheduler } from './scheduler.js';
+
+/** Sees each delivery attempt's recorded outcome (and any attempt it schedules), with its account. */
+export type DeliveryListener = (delivery: WebhookDelivery, accountId: string) => void;
 
 /** Attempts in flight at once, all endpoints. */
 export const DELIVERY_CONCURRENCY = 64;
@@ -43,10 +48,17 @@ export class DeliveryDispatcher {
   readonly #signers = new Map<string, Webhook>();
   #active = 0;
   #idle: Array<() => void> = [];
+  readonly #listeners: Listeners<Parameters<DeliveryListener>>;
 
   constructor(deps: DispatcherDeps) {
     this.#deps = deps;
     this.#concurrency = deps.concurrency ?? DELIVERY_CONCURRENCY;
+    this.#listeners = new Listeners(deps.onError);
+  }
+
+  /** Calls `listener` with every attempt recorded from now on; returns the function that stops it. */
+  subscribe(listener: DeliveryListener): () => void {
+    return this.#listeners.add(listener);
   }
 
   /** Queues the attempt (once, however often its due moment is reported). */
@@ -117,7 +129,9 @@ export class DeliveryDispatcher {
     const attemptedAtMs = clocks.now(delivery.accountId);
     if (endpoint === undefined || event === undefined) {
       const error = endpoint === undefined ? 'the endpoint was deleted' : 'the event is no longer kept';
-      await store.commit({ deliveries: [{ ...delivery, status: 'failed', error, attemptedAt: iso(attemptedAtMs), durationMs: 0 }] });
+      const failed: DeliveryRecord = { ...delivery, status: 'failed', error, attemptedAt: iso(attemptedAtMs), durationMs: 0 };
+      await store.commit({ deliveries: [failed] });
+      this.#announce([failed]);
       return;
     }
     const body = JSON.stringify(toEventView(event));
@@ -158,6 +172,11 @@ export class DeliveryDispatcher {
     }
     await store.commit({ deliveries: written });
     for (const next of written.slice(1)) scheduleDelivery(scheduler, next);
+    this.#announce(written);
+  }
+
+  #announce(deliveries: DeliveryRecord[]): void {
+    for (const delivery of deliveries) this.#listeners.emit(toDeliveryView(delivery), delivery.accountId);
   }
 
   #signerFor(secret: string): Webhook {

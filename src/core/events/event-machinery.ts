@@ -94,6 +94,7 @@ export function createEventMachinery(options: EventMachineryOptions): EventMachi
     for (const delivery of store.pendingDeliveries()) scheduleDelivery(scheduler, delivery);
   }, 0);
 
+  const clockMoves = new Listeners<[accountId: string]>(onError);
   const afterMove = async (accountId: string, move: Promise<void>): Promise<void> => {
     await move;
     await scheduler.runDue(accountId);

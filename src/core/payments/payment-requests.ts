@@ -93,9 +93,30 @@ export class PaymentRequests {
     return asOf(this.#owned(caller, id), this.#deps.clocks.now(caller.account.id));
   }
 
+  /** The caller's account's payment requests as of its clock, newest first, at most `limit`. */
+  list(caller: Caller, limit: number): PaymentRequestRecord[] {
+    const nowMs = this.#deps.clocks.now(caller.account.id);
+    return this.#deps.store.paymentRequestsOf(caller.account.id).slice(0, limit).map((record) => asOf(record, nowMs));
+  }
+
   /** Moves the caller's pending payment request on; 409 from a terminal state. Resolves once stored. */
   transition(caller: Caller, id: string, transition: Transition): Promise<PaymentRequestRecord> {
-    return this.#transition(caller, this.#owned(caller, id), transition);
+    return this.#transition(caller.account.id, this.#owned(caller, id), transition);
+  }
+
+  /**
+   * Any account's payment request by id alone, as of its account's clock (the hosted pay page,
+   * where the id is the secret); 404 for an unknown id.
+   */
+  readHosted(id: string): PaymentRequestRecord {
+    const stored = this.#hosted(id);
+    return asOf(stored, this.#deps.clocks.now(stored.accountId));
+  }
+
+  /** Completes a payment request by id alone, as the hosted page's test wallet; 409 from a terminal state. */
+  payHosted(id: string): Promise<PaymentRequestRecord> {
+    const stored = this.#hosted(id);
+    return this.#transition(stored.accountId, stored, 'complete');
   }
 
   /**
@@ -113,7 +134,7 @@ export class PaymentRequests {
     }
     const record = this.#deps.store.findPaymentRequestByHash(paymentHash);
     if (record === undefined || record.accountId !== caller.account.id) throw new ApiError('invoice_not_found');
-    return this.#transition(caller, record, 'complete');
+    return this.#transition(caller.account.id, record, 'complete');
   }
 
   /** Deletes every payment request of the caller's account. */
@@ -121,8 +142,8 @@ export class PaymentRequests {
     return this.#deps.store.deletePaymentRequestsOf(caller.account.id);
   }
 
-  async #transition(caller: Caller, stored: PaymentRequestRecord, transition: Transition): Promise<PaymentRequestRecord> {
-    const nowMs = this.#deps.clocks.now(caller.account.id);
+  async #transition(accountId: string, stored: PaymentRequestRecord, transition: Transition): Promise<PaymentRequestRecord> {
+    const nowMs = this.#deps.clocks.now(accountId);
     const current = asOf(stored, nowMs);
     if (TERMINAL_STATUSES.has(current.status) && current !== stored) {
       // Expired (or settled by a rule) only as derived on read, the scheduler not having run yet:
@@ -136,9 +157,17 @@ export class PaymentRequests {
 
   #owned(caller: Caller, id: string): PaymentRequestRecord {
     const record = this.#deps.store.getPaymentRequest(id);
-    if (record === undefined || record.accountId !== caller.account.id) {
-      throw new ApiError('payment_request_not_found', `No payment request with the id ${JSON.stringify(id.slice(0, 64))}.`);
-    }
+    if (record === undefined || record.accountId !== caller.account.id) throw notFound(id);
     return record;
   }
+
+  #hosted(id: string): PaymentRequestRecord {
+    const record = this.#deps.store.getPaymentRequest(id);
+    if (record === undefined) throw notFound(id);
+    return record;
+  }
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError('payment_request_not_found', `No payment request with the id ${JSON.stringify(id.slice(0, 64))}.`);
 }

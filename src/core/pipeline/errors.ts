@@ -26,6 +26,7 @@ const CATALOGUE = {
   expectation_failed: { status: 417, message: 'The sandbox only understands "Expect: 100-continue".' },
   unsupported_media_type: { status: 415, message: 'The request body must be JSON: send "Content-Type: application/json".' },
   internal_error: { status: 500, message: 'The sandbox failed unexpectedly; this is a bug, please report it.' },
+  too_many_streams: { status: 503, message: 'Too many live streams are open at once; close one and try again.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** A stable error code, part of the public surface. */

@@ -16,6 +16,7 @@ import { compileBodyValidator } from '../pipeline/body-validator.js';
 import { ApiError } from '../pipeline/errors.js';
 import type { RouteHandler, RouteReply } from '../pipeline/handler.js';
 import { parseJsonBody } from '../pipeline/json-body.js';
+import { QueryReader } from '../pipeline/query.js';
 import type { Transition } from '../payments/payment-request.js';
 import { toPaymentRequestView } from '../payments/payment-request-view.js';
 import type { PaymentRequests } from '../payments/payment-requests.js';
@@ -37,6 +38,9 @@ export interface ControlRouteDeps {
  * 3058; stopping at 3000 leaves room for the longest `expiresIn`.
  */
 const LATEST_CLOCK_MS = Date.UTC(3000, 0, 1);
+
+/** The list of an account's payment requests is whole by default; `limit` shortens it. */
+const ALL = Number.MAX_SAFE_INTEGER;
 
 const validatePayBody = compileBodyValidator<{ invoice: string }>(payBodySchema, { what: 'payment' });
 const validateAdvanceBody = compileBodyValidator<{ seconds: number }>(advanceClockBodySchema, { what: 'clock advance' });
@@ -60,6 +64,13 @@ export function controlRoutes({ directory, paymentRequests, clocks, rules }: Con
     }));
 
   return [
+    // v1 has no list endpoint; the dashboard (and any test) needs one.
+    control('GET', '/payment-requests', (caller, { request }) => {
+      const query = new QueryReader(request.url, ['limit']);
+      const limit = query.integer('limit', ALL, 1, ALL);
+      query.done();
+      return { status: 200, body: { data: paymentRequests.list(caller, limit).map(toPaymentRequestView) } };
+    }),
     transitionRoute('complete'),
     transitionRoute('fail'),
     transitionRoute('expire'),

@@ -64,6 +64,21 @@ export function describeStoreContract(name: string, openStore: () => Promise<San
       await store.deletePaymentRequestsOf('acct_none');
     });
 
+    it("lists an account's records newest first, a replaced one keeping its place", async () => {
+      const first = testPaymentRequest({ accountId: 'acct_a' });
+      const second = testPaymentRequest({ accountId: 'acct_a' });
+      const third = testPaymentRequest({ accountId: 'acct_a' });
+      const theirs = testPaymentRequest({ accountId: 'acct_b' });
+      for (const record of [first, theirs, second, third]) await store.savePaymentRequest(record);
+      const completed = { ...first, status: 'completed' as const };
+      await store.savePaymentRequest(completed);
+      expect(store.paymentRequestsOf('acct_a')).toEqual([third, second, completed]);
+      expect(store.paymentRequestsOf('acct_b')).toEqual([theirs]);
+      expect(store.paymentRequestsOf('acct_none')).toEqual([]);
+      await store.savePaymentRequest({ ...second, accountId: 'acct_b' });
+      expect(store.paymentRequestsOf('acct_a').map((r) => r.id)).toEqual([third.id, first.id]);
+    });
+
     it('forgets a record moved to another account when the old account is deleted', async () => {
       const record = testPaymentRequest({ accountId: 'acct_a' });
       await store.savePaymentRequest(record);
