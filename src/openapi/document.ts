@@ -623,7 +623,7 @@ function tags(settings: SandboxSettings): JsonObject[] {
 
 function infoDescription(settings: SandboxSettings): string {
   const lines = [
-    'The payment-request API of the v1 spec (`/api/v1`), as the offline sandbox `lnpr-sandbox` serves it, generated from the same JSON Schemas it validates with. Every response the sandbox sends conforms to this document.',
+    'The payment-request API of the v1 spec (`/api/v1`), as the offline sandbox `lnpr-sandbox` serves it, generated from the same JSON Schemas it validates with. Every answer of the API conforms to this document; the web pages of the dashboard and the hosted pay page (HTML, from `lnpr serve`) and their live-update streams are not part of it.',
     '',
     '**Authentication.** `Authorization: Bearer <API_KEY>` on every call but `/healthz` and `/openapi.json`. The key is checked before the body: a bad key and a bad body get 401.',
     '',
