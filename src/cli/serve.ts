@@ -11,6 +11,7 @@ import { NETWORKS } from '../lightning/networks.js';
 import { createNodeSandbox } from '../sandbox.node.js';
 import type { Sandbox } from '../sandbox.js';
 import { oneOf, readAccountsFile, readJsonFile, readTextFile, wholeNumber } from './args.js';
+import { serveWebhooks } from './serve-webhooks.js';
 import { UsageError } from './usage-error.js';
 
 /** `lnpr serve --help`. */
@@ -28,6 +29,10 @@ export const SERVE_USAGE = `Usage: lnpr serve [options]
   --no-controls         serve no /sandbox/v1 control API (404 there)
   --body-limit BYTES    largest accepted request body (default 1048576)
   --no-cors             do not answer CORS preflights
+  --webhook URL         send every account's events to URL (repeatable)
+  --webhook-secret S    the secret (whsec_...) of the --webhook endpoints (default: generated, printed)
+  --webhook-allow-host H  a host webhook URLs registered through the API may name when
+                        --host is not loopback (repeatable; * for any)
   --log-level LEVEL     fatal, error, warn, info (default), debug or silent
 `;
 
@@ -50,6 +55,9 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
       'body-limit': { type: 'string' },
       'no-cors': { type: 'boolean' },
       'log-level': { type: 'string' },
+      webhook: { type: 'string', multiple: true },
+      'webhook-secret': { type: 'string' },
+      'webhook-allow-host': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -67,6 +75,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
   const accounts = values.config === undefined ? undefined : await readAccountsFile('--config', values.config);
   const rules = (await Promise.all((values.scenario ?? []).map(readScenarioRules))).flat();
   const fixtures = values.fixtures === undefined ? undefined : await readJsonFile('--fixtures', values.fixtures);
+  const webhooks = serveWebhooks(values, host, accounts);
 
   const sandbox = await createNodeSandbox({
     network,
@@ -74,7 +83,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
     rules,
     ...(accounts ? { accounts } : {}),
     ...(dataFile ? { dataFile } : {}),
-    settings: { minAmount, controls: !values['no-controls'] },
+    settings: { minAmount, controls: !values['no-controls'], webhookAllowedHosts: webhooks.allowedHosts },
   }).catch((error: unknown) => {
     throw error instanceof ApiError ? new UsageError(`behaviour rules: ${error.message}`) : error;
   });
@@ -83,10 +92,11 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
       const { loadFixtures } = await import('../fixtures/load-fixtures.js');
       await loadFixtures(sandbox, fixtures, values.fixtures);
     } catch (error) {
-      await sandbox.store.close();
+      await closeSandbox(sandbox);
       throw new UsageError((error as Error).message);
     }
   }
+  const webhookLines = await webhooks.register(sandbox);
   const app = await buildServer({
     handle: sandbox.handle,
     bodyLimit,
@@ -98,7 +108,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
       app.log.info(`${signal}: finishing in-flight requests, flushing storage`);
       void app
         .close()
-        .then(() => sandbox.store.close())
+        .then(() => closeSandbox(sandbox))
         .then(resolve, (error: unknown) => {
           app.log.error({ err: error }, 'shutdown failed');
           process.exitCode = 1;
@@ -111,14 +121,20 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
   try {
     await app.listen({ port, host });
   } catch (error) {
-    await sandbox.store.close();
+    await closeSandbox(sandbox);
     throw new UsageError(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
   }
-  process.stdout.write(banner(app.listeningOrigin, sandbox, dataFile));
+  process.stdout.write(banner(app.listeningOrigin, sandbox, dataFile, webhookLines));
   await stopped;
 }
 
-function banner(url: string, sandbox: Sandbox, dataFile: string | undefined): string {
+/** Stops the scheduler and deliveries in flight (pending ones stay in the outbox), then flushes the store. */
+function closeSandbox(sandbox: Sandbox): Promise<void> {
+  sandbox.close();
+  return sandbox.store.close();
+}
+
+function banner(url: string, sandbox: Sandbox, dataFile: string | undefined, webhookLines: string[]): string {
   const keys = sandbox.accountsConfig.keys.map((k) => {
     const account = sandbox.accountsConfig.accounts.find((a) => a.id === k.account)!;
     return `    ${k.key.padEnd(20)} ${account.id.padEnd(16)} ${account.mode.padEnd(10)} ${k.permissions.join(', ') || '(none)'}`;
@@ -127,6 +143,7 @@ function banner(url: string, sandbox: Sandbox, dataFile: string | undefined): st
     `lnpr-sandbox listening on ${url}`,
     `  network: ${sandbox.network}   storage: ${dataFile ?? 'memory'}   payment requests: ${sandbox.store.size()}`,
     `  control API: ${sandbox.settings.controls ? `${url}/sandbox/v1` : 'off'}   behaviour rules: ${sandbox.rules.fixedRules.length}`,
+    ...webhookLines,
     `  API keys (Authorization: Bearer <key>):`,
     ...keys,
     `  try: curl -s ${url}/api/v1/payment-requests -H 'Authorization: Bearer ${sandbox.accountsConfig.keys[0]!.key}' \\`,
