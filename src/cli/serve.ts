@@ -6,7 +6,9 @@ import { parseArgs } from 'node:util';
 import { ApiError } from '../core/pipeline/errors.js';
 import { parseRules } from '../core/payments/rules.js';
 import type { Rule } from '../schemas/rules.js';
+import { createLogOutput, LOG_FORMATS, LOG_LEVELS } from '../http/log-output.js';
 import { buildServer } from '../http/server.js';
+import { webPagesOf } from '../http/web-pages.js';
 import { NETWORKS } from '../lightning/networks.js';
 import { createNodeSandbox } from '../sandbox.node.js';
 import type { Sandbox } from '../sandbox.js';
@@ -33,7 +35,8 @@ export const SERVE_USAGE = `Usage: lnpr serve [options]
   --webhook-secret S    the secret (whsec_...) of the --webhook endpoints (default: generated, printed)
   --webhook-allow-host H  a host webhook URLs registered through the API may name when
                         --host is not loopback (repeatable; * for any)
-  --log-level LEVEL     fatal, error, warn, info (default), debug or silent
+  --log-level LEVEL     fatal, error, warn, info (default: a line per request), debug, trace or silent
+  --log-format FORMAT   pretty (default on a terminal) or json (default otherwise: pino JSON lines)
 `;
 
 /** Runs `lnpr serve` with `args`; resolves once the server has stopped. */
@@ -55,6 +58,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
       'body-limit': { type: 'string' },
       'no-cors': { type: 'boolean' },
       'log-level': { type: 'string' },
+      'log-format': { type: 'string' },
       webhook: { type: 'string', multiple: true },
       'webhook-secret': { type: 'string' },
       'webhook-allow-host': { type: 'string', multiple: true },
@@ -72,6 +76,10 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
   const clock = oneOf('--clock', values.clock ?? 'running', ['running', 'frozen'] as const);
   const minAmount = values['min-amount'] === undefined ? undefined : wholeNumber('--min-amount', values['min-amount'], 1);
   const bodyLimit = wholeNumber('--body-limit', values['body-limit'] ?? '1048576', 1);
+  const log = createLogOutput({
+    level: oneOf('--log-level', values['log-level'] ?? 'info', LOG_LEVELS),
+    format: oneOf('--log-format', values['log-format'] ?? (process.stdout.isTTY ? 'pretty' : 'json'), LOG_FORMATS),
+  });
   const accounts = values.config === undefined ? undefined : await readAccountsFile('--config', values.config);
   const rules = (await Promise.all((values.scenario ?? []).map(readScenarioRules))).flat();
   const fixtures = values.fixtures === undefined ? undefined : await readJsonFile('--fixtures', values.fixtures);
@@ -101,7 +109,9 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
     handle: sandbox.handle,
     bodyLimit,
     cors: !values['no-cors'],
-    logger: { level: values['log-level'] ?? 'info' },
+    logger: log.logger,
+    requestLog: log.requestLog,
+    web: webPagesOf(sandbox),
   });
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
@@ -126,6 +136,8 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
   }
   process.stdout.write(banner(app.listeningOrigin, sandbox, dataFile, webhookLines));
   await stopped;
+  // Last: the log is buffered, and every request's line is in it by now.
+  log.flush();
 }
 
 /** Stops the scheduler and deliveries in flight (pending ones stay in the outbox), then flushes the store. */
@@ -143,6 +155,7 @@ function banner(url: string, sandbox: Sandbox, dataFile: string | undefined, web
     `lnpr-sandbox listening on ${url}`,
     `  network: ${sandbox.network}   storage: ${dataFile ?? 'memory'}   payment requests: ${sandbox.store.size()}`,
     `  control API: ${sandbox.settings.controls ? `${url}/sandbox/v1` : 'off'}   behaviour rules: ${sandbox.rules.fixedRules.length}`,
+    ...(sandbox.settings.controls ? [`  dashboard: ${url}/dashboard   (hosted pay pages: ${url}/pay/<id>)`] : []),
     ...webhookLines,
     `  API keys (Authorization: Bearer <key>):`,
     ...keys,

@@ -9,6 +9,8 @@ import type { Duplex } from 'node:stream';
 import { ApiError, type ErrorCode } from '../core/pipeline/errors.js';
 import { errorResponse, type ApiResponse, type RequestHandler } from '../core/pipeline/handler.js';
 import { applyCors } from './cors.js';
+import { registerWebPages, type WebPagesOptions } from './web-pages.js';
+import { addAnswerSlot, noteAnswer, RequestLog, type RequestLogSink } from './request-log.js';
 
 /** Options of `buildServer`. */
 export interface ServerOptions {
@@ -17,14 +19,29 @@ export interface ServerOptions {
   bodyLimit?: number;
   /** CORS for browser clients: on by default, any origin. */
   cors?: boolean;
-  /** Fastify's logger (pino) options, or false. `authorization` headers are always redacted. */
+  /**
+   * Fastify's logger (pino) options, or false. Each answered request is one record at `info`
+   * (method, URL, status, time, payment request id; no headers); `authorization` headers are
+   * redacted from any other record.
+   */
   logger?: FastifyServerOptions['logger'];
+  /** Takes the request records instead of the logger (`lnpr serve` formats and writes them itself). */
+  requestLog?: RequestLogSink;
+  /** The dashboard, the hosted pay page and their live streams (`webPagesOf(sandbox)`); none when absent. */
+  web?: WebPagesOptions;
 }
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** A Fastify instance serving the engine; call `listen` on it. */
-export async function buildServer({ handle, bodyLimit = 1024 * 1024, cors: corsEnabled = true, logger = false }: ServerOptions): Promise<FastifyInstance> {
+export async function buildServer({
+  handle,
+  bodyLimit = 1024 * 1024,
+  cors: corsEnabled = true,
+  logger = false,
+  requestLog,
+  web,
+}: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     bodyLimit,
     // The catch-all route declares HEAD itself; the engine answers it as a GET without a body.
@@ -33,6 +50,10 @@ export async function buildServer({ handle, bodyLimit = 1024 * 1024, cors: corsE
     // own 503 body: the store stays open until the server has closed, so they complete normally.
     return503OnClosing: false,
     logger: logger === false ? false : { redact: ['req.headers.authorization'], ...(logger === true ? {} : logger) },
+    logController: new RequestLog(requestLog),
+    // Every request would get its own child logger, only to stamp a request id on its records:
+    // ~2 µs a request, and each request has one record anyway, whose URL says which it was.
+    childLoggerFactory: (parent) => parent,
     // A URL Fastify cannot decode still goes to the engine, whose router answers 404 for it.
     frameworkErrors: (error, request, reply) =>
       error.code === 'FST_ERR_BAD_URL' ? forward(request, reply) : send(reply, transportError(error)),
@@ -56,6 +77,7 @@ export async function buildServer({ handle, bodyLimit = 1024 * 1024, cors: corsE
   // The engine parses bodies itself (so both transports treat odd JSON alike): hand it the text.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  addAnswerSlot(app);
 
   // Once closing, answers tell clients to drop the connection, so a graceful stop does not wait
   // for their keep-alive timers.
@@ -74,14 +96,16 @@ export async function buildServer({ handle, bodyLimit = 1024 * 1024, cors: corsE
       body: typeof request.body === 'string' ? request.body : undefined,
     });
     if (response.status >= 500) request.log.error({ url: request.url }, 'internal error');
+    noteAnswer(reply, response.body);
     return send(reply, response);
   };
 
+  registerWebPages(app, handle, web);
   app.route({ method: HTTP_METHODS, url: '*', handler: forward });
   app.setNotFoundHandler(forward);
   app.setErrorHandler((error, request, reply) => {
     const response = transportError(error);
-    if (response.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (response.status >= 500) request.log.error({ err: error, url: request.url }, 'request failed');
     return send(reply, response);
   });
   return app;
