@@ -8,7 +8,6 @@ import { parseRules } from '../core/payments/rules.js';
 import type { Rule } from '../schemas/rules.js';
 import { createLogOutput, LOG_FORMATS, LOG_LEVELS } from '../http/log-output.js';
 import { buildServer } from '../http/server.js';
-import { webPagesOf } from '../http/web-pages.js';
 import { NETWORKS } from '../lightning/networks.js';
 import { createNodeSandbox } from '../sandbox.node.js';
 import type { Sandbox } from '../sandbox.js';
@@ -111,7 +110,6 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
     cors: !values['no-cors'],
     logger: log.logger,
     requestLog: log.requestLog,
-    web: webPagesOf(sandbox),
   });
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
@@ -155,7 +153,6 @@ function banner(url: string, sandbox: Sandbox, dataFile: string | undefined, web
     `lnpr-sandbox listening on ${url}`,
     `  network: ${sandbox.network}   storage: ${dataFile ?? 'memory'}   payment requests: ${sandbox.store.size()}`,
     `  control API: ${sandbox.settings.controls ? `${url}/sandbox/v1` : 'off'}   behaviour rules: ${sandbox.rules.fixedRules.length}`,
-    ...(sandbox.settings.controls ? [`  dashboard: ${url}/dashboard   (hosted pay pages: ${url}/pay/<id>)`] : []),
     ...webhookLines,
     `  API keys (Authorization: Bearer <key>):`,
     ...keys,
