@@ -1,5 +1,6 @@
 /** Starts the real server (Fastify over the engine) on 127.0.0.1, port 0, for tests. */
 import { buildServer } from '../../src/http/server.js';
+import { webPagesOf, type WebPagesOptions } from '../../src/http/web-pages.js';
 import { createNodeSandbox, type NodeSandboxOptions } from '../../src/sandbox.node.js';
 import type { Sandbox } from '../../src/sandbox.js';
 
@@ -38,13 +39,14 @@ export function createBody(overrides: Record<string, unknown> = {}): Record<stri
   return { amount: 1000, description: 'Coffee beans', destinationWallet: 'merchant@example.com', ...overrides };
 }
 
-/** Starts a server with these sandbox options and server options. */
+/** Starts a server with these sandbox options and server options; it serves the web pages as `lnpr serve` does. */
 export async function startServer(
   options: NodeSandboxOptions = {},
-  serverOptions: { bodyLimit?: number } = {},
+  serverOptions: { bodyLimit?: number; web?: Omit<WebPagesOptions, 'live'> } = {},
 ): Promise<RunningServer> {
   const sandbox = await createNodeSandbox(options);
-  const app = await buildServer({ handle: sandbox.handle, ...serverOptions });
+  const { web, ...rest } = serverOptions;
+  const app = await buildServer({ handle: sandbox.handle, ...rest, web: webPagesOf(sandbox, web) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = app.listeningOrigin;
   return {

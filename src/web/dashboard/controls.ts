@@ -1,0 +1,179 @@
+/**
+ * The dashboard's controls: the account's clock (advance, freeze, unfreeze), the form that
+ * creates a payment request, and the behaviour rules as editable JSON.
+ */
+import type { PaymentRequest } from '../../schemas/payment-request.js';
+import { describeProblem } from '../shared/api.js';
+import { byId, h, replaceChildren } from '../shared/dom.js';
+import { absoluteTime, durationInWords, type ClockView } from '../shared/time.js';
+import { setMessage, type Session } from './session.js';
+
+/** The clock panel. */
+export class ClockPanel {
+  readonly #session: Session;
+  readonly #message = byId('clock-message');
+
+  constructor(session: Session) {
+    this.#session = session;
+    for (const button of Array.from(document.querySelectorAll<HTMLButtonElement>('button[data-advance]'))) {
+      button.onclick = () => void this.#advance(Number(button.dataset.advance));
+    }
+    byId<HTMLFormElement>('advance-form').onsubmit = (event) => {
+      event.preventDefault();
+      const text = byId<HTMLInputElement>('advance-seconds').value.trim();
+      if (!/^\d+$/.test(text)) {
+        setMessage(this.#message, 'Enter a whole number of seconds, such as 90.', 'error');
+        return;
+      }
+      void this.#advance(Number(text));
+    };
+    byId('freeze').onclick = () => void this.#move('freeze', 'The clock is frozen: nothing expires or retries until you advance or unfreeze it.');
+    byId('unfreeze').onclick = () => void this.#move('unfreeze', 'The clock runs again from where it stood.');
+  }
+
+  /** Reads the clock from the API. */
+  async load(): Promise<void> {
+    this.show(await this.#session.call<ClockView>('GET', '/sandbox/v1/clock'));
+  }
+
+  /** Shows a fresh reading (from an answer or the stream). */
+  show(view: ClockView): void {
+    this.#session.clock.set(view);
+    byId<HTMLButtonElement>('freeze').disabled = view.frozen;
+    byId<HTMLButtonElement>('unfreeze').disabled = !view.frozen;
+    this.tick();
+  }
+
+  /** Redraws the time (every second while running). */
+  tick(): void {
+    const { clock } = this.#session;
+    const nowMs = clock.now();
+    const time = byId<HTMLTimeElement>('clock-now');
+    time.dateTime = new Date(nowMs).toISOString();
+    time.textContent = absoluteTime(nowMs);
+    const offset = nowMs - Date.now();
+    const relation = Math.abs(offset) < 2_000 ? 'on real time' : `${durationInWords(offset)} ${offset > 0 ? 'ahead of' : 'behind'} real time`;
+    const mode = byId('clock-mode');
+    const tag = mode.firstElementChild;
+    const label = clock.frozen ? 'Frozen' : 'Running';
+    if (tag?.textContent !== label || mode.lastChild?.textContent !== relation) {
+      replaceChildren(mode, h('strong', { class: `tag tag-${label.toLowerCase()}` }, label), relation);
+    }
+  }
+
+  async #advance(seconds: number): Promise<void> {
+    try {
+      this.show(await this.#session.call<ClockView>('POST', '/sandbox/v1/clock/advance', { seconds }));
+      setMessage(this.#message, `Moved the clock on by ${durationInWords(seconds * 1000)}.`, 'success');
+    } catch (error) {
+      setMessage(this.#message, `The clock did not move: ${describeProblem(error)}`, 'error');
+    }
+  }
+
+  async #move(action: 'freeze' | 'unfreeze', done: string): Promise<void> {
+    try {
+      this.show(await this.#session.call<ClockView>('POST', `/sandbox/v1/clock/${action}`));
+      setMessage(this.#message, done, 'success');
+    } catch (error) {
+      setMessage(this.#message, `The clock did not ${action}: ${describeProblem(error)}`, 'error');
+    }
+  }
+}
+
+/** The form that creates a payment request through `POST /api/v1/payment-requests`. */
+export class CreateForm {
+  readonly #session: Session;
+  readonly #created: (view: PaymentRequest) => void;
+  readonly #message = byId('create-message');
+
+  constructor(session: Session, created: (view: PaymentRequest) => void) {
+    this.#session = session;
+    this.#created = created;
+    byId<HTMLFormElement>('create-form').onsubmit = (event) => {
+      event.preventDefault();
+      void this.#create();
+    };
+  }
+
+  async #create(): Promise<void> {
+    const value = (id: string) => byId<HTMLInputElement | HTMLTextAreaElement>(id).value.trim();
+    // Whole numbers go as numbers; anything else as typed, for the API to say what is wrong with it.
+    const whole = (text: string): number | string => (/^\d+$/.test(text) ? Number(text) : text);
+    const body: Record<string, unknown> = {
+      amount: whole(value('create-amount')),
+      description: value('create-description'),
+      destinationWallet: value('create-wallet'),
+    };
+    if (value('create-expires') !== '') body.expiresIn = whole(value('create-expires'));
+    const metadata = value('create-metadata');
+    if (metadata !== '') {
+      try {
+        body.metadata = JSON.parse(metadata);
+      } catch (error) {
+        setMessage(this.#message, `The metadata is not valid JSON: ${(error as Error).message}`, 'error');
+        return;
+      }
+    }
+    try {
+      const created = await this.#session.call<PaymentRequest>('POST', '/api/v1/payment-requests', body);
+      this.#created(created);
+      setMessage(this.#message, `Created ${created.id} for ${created.amount} sats.`, 'success');
+    } catch (error) {
+      setMessage(this.#message, `The payment request was not created: ${describeProblem(error)}`, 'error');
+    }
+  }
+}
+
+/** The account's behaviour rules, as JSON to read and replace. */
+export class RulesPanel {
+  readonly #session: Session;
+  readonly #message = byId('rules-message');
+
+  constructor(session: Session) {
+    this.#session = session;
+    byId<HTMLFormElement>('rules-form').onsubmit = (event) => {
+      event.preventDefault();
+      void this.#save();
+    };
+  }
+
+  async load(): Promise<void> {
+    this.#show(await this.#session.call<{ rules: unknown[]; fixedRules: unknown[] }>('GET', '/sandbox/v1/rules'));
+  }
+
+  #show({ rules, fixedRules }: { rules: unknown[]; fixedRules: unknown[] }): void {
+    byId<HTMLTextAreaElement>('rules-json').value = JSON.stringify(rules, null, 2);
+    byId('rules-field').classList.remove('field-error');
+    replaceChildren(
+      byId('fixed-rules'),
+      fixedRules.length === 0
+        ? null
+        : h('details', {}, h('summary', {}, `Fixed rules from the server's start (${fixedRules.length}), which apply too`), h('pre', {}, JSON.stringify(fixedRules, null, 2))),
+    );
+  }
+
+  async #save(): Promise<void> {
+    const text = byId<HTMLTextAreaElement>('rules-json').value;
+    const field = byId('rules-field');
+    let rules: unknown;
+    try {
+      rules = JSON.parse(text === '' ? '[]' : text);
+    } catch (error) {
+      field.classList.add('field-error');
+      setMessage(this.#message, `The rules are not valid JSON: ${(error as Error).message}. Nothing was saved.`, 'error');
+      return;
+    }
+    if (!Array.isArray(rules)) {
+      field.classList.add('field-error');
+      setMessage(this.#message, 'The rules must be a JSON list, such as [] or [{"name": "…", …}]. Nothing was saved.', 'error');
+      return;
+    }
+    try {
+      this.#show(await this.#session.call('PUT', '/sandbox/v1/rules', { rules }));
+      setMessage(this.#message, `Saved ${rules.length} rule${rules.length === 1 ? '' : 's'}.`, 'success');
+    } catch (error) {
+      field.classList.add('field-error');
+      setMessage(this.#message, `The sandbox refused the rules: ${describeProblem(error)}. Nothing was saved.`, 'error');
+    }
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * The dashboard (`/dashboard`): a person's view of one sandbox account, chosen by its API key.
+ * It is a client of the HTTP API like any other: fetch to `/api/v1` and `/sandbox/v1` with the key
+ * in the Authorization header, and live updates from `GET /sandbox/v1/stream` (Server-Sent Events
+ * read with fetch, so the key never goes in a URL). The key is kept in sessionStorage: this tab
+ * only, gone when it closes.
+ */
+import type { WebhookEvent } from '../../schemas/webhooks.js';
+import { callApi, describeProblem } from '../shared/api.js';
+import { byId } from '../shared/dom.js';
+import { openStream, type StreamMessage } from '../shared/sse.js';
+import { tickRelativeTimes, type ClockView } from '../shared/time.js';
+import { ClockPanel, CreateForm, RulesPanel } from './controls.js';
+import { RequestList } from './requests.js';
+import { Session, setMessage } from './session.js';
+import { WebhookPanel } from './webhooks.js';
+
+const KEY_STORAGE = 'lnpr-sandbox:api-key';
+
+/** What a chosen key brings to life; replaced when the key changes. */
+interface Running {
+  session: Session;
+  requests: RequestList;
+  clock: ClockPanel;
+  webhooks: WebhookPanel;
+  rules: RulesPanel;
+  stop(): void;
+}
+
+let running: Running | undefined;
+const keyMessage = byId('key-message');
+const announce = byId('announce');
+
+async function useKey(key: string): Promise<void> {
+  running?.stop();
+  running = undefined;
+  if (key === '') {
+    setMessage(keyMessage, 'Enter an API key, or pick one of the test keys.', 'error');
+    byId('api-key').focus();
+    return;
+  }
+  setMessage(keyMessage, 'Checking the key…');
+  try {
+    await callApi<ClockView>('GET', '/sandbox/v1/clock', { key });
+  } catch (error) {
+    sessionStorage.removeItem(KEY_STORAGE);
+    setMessage(keyMessage, `That key cannot be used: ${describeProblem(error)}`, 'error');
+    byId('api-key').focus();
+    return;
+  }
+  sessionStorage.setItem(KEY_STORAGE, key);
+  setMessage(keyMessage, '');
+  start(new Session(key));
+}
+
+function start(session: Session): void {
+  const requests = new RequestList(session, byId('requests'), byId('requests-message'), announce);
+  const clock = new ClockPanel(session);
+  const webhooks = new WebhookPanel(session, {
+    endpoints: byId('endpoints'),
+    endpointForm: byId<HTMLFormElement>('endpoint-form'),
+    endpointsMessage: byId('endpoints-message'),
+    events: byId('events'),
+    eventsMessage: byId('events-message'),
+  });
+  const rules = new RulesPanel(session);
+  new CreateForm(session, (view) => requests.upsert(view));
+
+  byId('key-form').hidden = true;
+  byId('signed-in').hidden = false;
+  byId('current-key').textContent = session.key;
+  byId('account').hidden = false;
+  const liveState = byId('live-state');
+
+  const loadAll = async (): Promise<void> => {
+    try {
+      await Promise.all([clock.load(), requests.load(), webhooks.load(), rules.load()]);
+    } catch (error) {
+      setMessage(byId('requests-message'), `Could not read the account: ${describeProblem(error)}`, 'error');
+    }
+  };
+  const onMessage = (message: StreamMessage): void => {
+    const data = JSON.parse(message.data) as unknown;
+    if (message.event === 'clock') {
+      const before = session.clock.now();
+      clock.show(data as ClockView);
+      tickRelativeTimes(document, session.clock);
+      // A clock that went back was reset (POST /sandbox/v1/reset, which also deletes the requests).
+      if (session.clock.now() < before - 1_000) void loadAll();
+    } else if (message.event === 'payment_request') {
+      requests.upsert((data as WebhookEvent).data);
+      webhooks.eventArrived();
+    } else if (message.event === 'delivery') {
+      webhooks.deliveryRecorded();
+    }
+  };
+  const stopStream = openStream('/sandbox/v1/stream', { authorization: `Bearer ${session.key}` }, {
+    onMessage,
+    onState(state) {
+      if (state === 'open') {
+        liveState.textContent = 'Live: changes appear as they happen.';
+        // Read everything once the stream is open, so nothing falls between the read and the stream.
+        void loadAll();
+      } else if (state === 'reconnecting') {
+        liveState.textContent = 'The live connection dropped; reconnecting…';
+      } else if (state === 'refused') {
+        liveState.textContent = 'The live stream refused the key; reload the page to try again.';
+      }
+    },
+  });
+  const ticker = setInterval(() => {
+    clock.tick();
+    tickRelativeTimes(document, session.clock);
+  }, 1_000);
+  running = {
+    session,
+    requests,
+    clock,
+    webhooks,
+    rules,
+    stop() {
+      stopStream();
+      clearInterval(ticker);
+      webhooks.stop();
+    },
+  };
+}
+
+byId<HTMLFormElement>('key-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  void useKey(byId<HTMLInputElement>('api-key').value.trim());
+});
+for (const button of Array.from(document.querySelectorAll<HTMLButtonElement>('button[data-key]'))) {
+  button.addEventListener('click', () => {
+    byId<HTMLInputElement>('api-key').value = button.dataset.key!;
+    void useKey(button.dataset.key!);
+  });
+}
+byId('change-key').addEventListener('click', () => {
+  running?.stop();
+  running = undefined;
+  sessionStorage.removeItem(KEY_STORAGE);
+  byId('account').hidden = true;
+  byId('signed-in').hidden = true;
+  byId('key-form').hidden = false;
+  byId<HTMLInputElement>('api-key').value = '';
+  byId('api-key').focus();
+});
+
+const remembered = sessionStorage.getItem(KEY_STORAGE);
+if (remembered !== null) {
+  byId<HTMLInputElement>('api-key').value = remembered;
+  void useKey(remembered);
+}

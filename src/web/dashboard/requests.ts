@@ -1,0 +1,163 @@
+/**
+ * The account's payment requests, newest first, kept current by the live stream: each with its
+ * state in words, fee, description, times that tick on the account's clock, a QR code, the
+ * invoice with a copy button, and the Pay / Fail / Expire controls.
+ */
+import type { PaymentRequest } from '../../schemas/payment-request.js';
+import { describeProblem } from '../shared/api.js';
+import { copyButton } from '../shared/copy.js';
+import { h } from '../shared/dom.js';
+import { lightningUri, qrSvg } from '../shared/qr.js';
+import { relativeTimeElement } from '../shared/time.js';
+import { setMessage, type Session } from './session.js';
+
+/** How many requests the list shows; older ones are a click away in the API. */
+export const LIST_LIMIT = 50;
+
+/** The words for each state; the colour of the tag only repeats them. */
+export const STATUS_LABELS: Record<PaymentRequest['status'], string> = {
+  pending: 'Pending',
+  completed: 'Completed (paid)',
+  failed: 'Failed',
+  expired: 'Expired',
+};
+
+const ACTIONS = [
+  { name: 'Pay', transition: 'complete', style: '' },
+  { name: 'Fail', transition: 'fail', style: 'warning' },
+  { name: 'Expire', transition: 'expire', style: 'secondary' },
+] as const;
+
+const sats = new Intl.NumberFormat('en');
+
+/** The list of payment requests. */
+export class RequestList {
+  readonly #session: Session;
+  readonly #list: HTMLElement;
+  readonly #message: HTMLElement;
+  readonly #announce: HTMLElement;
+  readonly #shown = new Map<string, { view: PaymentRequest; element: HTMLLIElement }>();
+
+  constructor(session: Session, list: HTMLElement, message: HTMLElement, announce: HTMLElement) {
+    this.#session = session;
+    this.#list = list;
+    this.#message = message;
+    this.#announce = announce;
+  }
+
+  /** Reads the newest requests again and shows them. */
+  async load(): Promise<void> {
+    const { data } = await this.#session.call<{ data: PaymentRequest[] }>('GET', `/sandbox/v1/payment-requests?limit=${LIST_LIMIT}`);
+    this.#shown.clear();
+    this.#list.replaceChildren();
+    for (const view of data) {
+      const element = this.#render(view);
+      this.#shown.set(view.id, { view, element });
+      this.#list.append(element);
+    }
+    this.#showEmpty();
+  }
+
+  /** Shows a new or changed request (from the stream or an action), unless it is older than what is shown. */
+  upsert(view: PaymentRequest): void {
+    const shown = this.#shown.get(view.id);
+    if (shown !== undefined) {
+      if (!isNewer(view, shown.view)) return;
+      const element = this.#render(view);
+      // Keep keyboard focus where it was when the element under it is redrawn.
+      const focused = shown.element.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.focusKey : undefined;
+      shown.element.replaceWith(element);
+      this.#shown.set(view.id, { view, element });
+      if (focused !== undefined) element.querySelector<HTMLElement>(`[data-focus-key="${focused}"]`)?.focus();
+      return;
+    }
+    const element = this.#render(view);
+    this.#shown.set(view.id, { view, element });
+    this.#list.prepend(element);
+    while (this.#shown.size > LIST_LIMIT) {
+      const oldest = this.#list.lastElementChild as HTMLLIElement | null;
+      if (oldest === null) break;
+      this.#shown.delete(oldest.dataset.id!);
+      oldest.remove();
+    }
+    this.#showEmpty();
+  }
+
+  #showEmpty(): void {
+    this.#list.querySelector('.empty')?.remove();
+    if (this.#shown.size === 0) this.#list.append(h('li', { class: 'empty' }, 'No payment requests yet. Create one with the form, or with POST /api/v1/payment-requests.'));
+  }
+
+  async #act(view: PaymentRequest, transition: 'complete' | 'fail' | 'expire', name: string): Promise<void> {
+    setMessage(this.#message, '');
+    try {
+      const result = await this.#session.call<PaymentRequest>('POST', `/sandbox/v1/payment-requests/${encodeURIComponent(view.id)}/${transition}`);
+      this.upsert(result);
+      this.#announce.textContent = `${name}: ${view.id} is now ${STATUS_LABELS[result.status].toLowerCase()}.`;
+    } catch (error) {
+      setMessage(this.#message, `${name} did not work for ${view.id}: ${describeProblem(error)}`, 'error');
+    }
+  }
+
+  #render(view: PaymentRequest): HTMLLIElement {
+    const { clock } = this.#session;
+    const terminal = view.status !== 'pending';
+    const headingId = `request-${view.id}`;
+    const invoice = h('pre', { class: 'invoice-text', tabindex: 0, 'aria-label': `Invoice of ${view.id}` }, view.invoice);
+    const times = h(
+      'p',
+      { class: 'times hint' },
+      relativeTimeElement(view.createdAt, 'created', clock),
+      ' · ',
+      terminal
+        ? relativeTimeElement(view.updatedAt, view.status, clock)
+        : relativeTimeElement(view.expiresAt, 'expires', clock),
+    );
+    const actions = h(
+      'div',
+      { class: 'button-group', role: 'group', 'aria-label': `Actions for ${view.id}` },
+      copyButton('Copy invoice', () => view.invoice, () => invoice, (message) => (this.#announce.textContent = message)),
+      ...ACTIONS.map(({ name, transition, style }) =>
+        h('button', { type: 'button', class: style, disabled: terminal, 'data-action': transition, 'data-focus-key': transition, onclick: () => void this.#act(view, transition, name) }, name),
+      ),
+    );
+    const element = h(
+      'li',
+      { class: 'request', 'data-id': view.id, 'data-status': view.status, 'aria-labelledby': headingId },
+      h('div', { class: 'request-qr' }, qrSvg(lightningUri(view.invoice), `QR code of the invoice of ${view.id}`)),
+      h(
+        'div',
+        { class: 'request-body' },
+        h(
+          'div',
+          { class: 'request-head' },
+          h('h3', { id: headingId }, `${sats.format(view.amount)} sats`),
+          h('strong', { class: `tag tag-${view.status}`, 'data-role': 'status' }, STATUS_LABELS[view.status]),
+        ),
+        h('p', { class: 'request-description' }, view.description),
+        times,
+        h(
+          'dl',
+          { class: 'facts' },
+          h('dt', {}, 'Fee'),
+          h('dd', {}, `${sats.format(view.feeAmount)} sats (${view.feePercentage} %)`),
+          h('dt', {}, 'ID'),
+          h('dd', {}, h('code', {}, view.id), ' · ', h('a', { href: `/pay/${encodeURIComponent(view.id)}`, target: '_blank', rel: 'noopener' }, 'Pay page')),
+          view.isNwc ? h('dt', {}, 'Mode') : null,
+          view.isNwc ? h('dd', {}, `Non-custodial (NWC), relay ${view.nwcRelay ?? 'unknown'}`) : null,
+        ),
+        view.metadata !== undefined ? h('details', {}, h('summary', {}, 'Metadata'), h('pre', {}, JSON.stringify(view.metadata, null, 2))) : null,
+        h('div', { class: 'copy-row' }, invoice),
+        actions,
+      ),
+    );
+    return element;
+  }
+}
+
+/** Whether `next` is a later state of the request than `shown`: states only move on, and a final one stays. */
+function isNewer(next: PaymentRequest, shown: PaymentRequest): boolean {
+  if (shown.status !== 'pending') return false;
+  if (next.status !== 'pending') return true;
+  return Date.parse(next.updatedAt) >= Date.parse(shown.updatedAt);
+}

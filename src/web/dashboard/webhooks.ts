@@ -1,0 +1,208 @@
+/**
+ * Webhooks on the dashboard: the account's endpoints (add, delete, secret on demand), and its
+ * events with every delivery attempt and a "Redeliver" button, refreshed when the stream says an
+ * event happened or an attempt was recorded.
+ */
+import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../schemas/webhooks.js';
+import { describeProblem } from '../shared/api.js';
+import { h, replaceChildren } from '../shared/dom.js';
+import { relativeTimeElement } from '../shared/time.js';
+import { setMessage, type Session } from './session.js';
+
+/** Events shown; each account keeps up to 1,000. */
+const EVENT_LIMIT = 20;
+/** Attempts read to go with them. */
+const DELIVERY_LIMIT = 200;
+/** Bursts of stream messages (an advance that runs many retries) cause one read, this long after the first. */
+const REFRESH_DELAY_MS = 150;
+
+const DELIVERY_WORDS: Record<WebhookDelivery['status'], string> = { pending: 'pending', succeeded: 'succeeded', failed: 'failed' };
+
+/** Elements of the webhook part of the page. */
+export interface WebhookElements {
+  endpoints: HTMLElement;
+  endpointForm: HTMLFormElement;
+  endpointsMessage: HTMLElement;
+  events: HTMLElement;
+  eventsMessage: HTMLElement;
+}
+
+/** Endpoints, events and deliveries. */
+export class WebhookPanel {
+  readonly #session: Session;
+  readonly #elements: WebhookElements;
+  #endpoints: WebhookEndpoint[] = [];
+  #refresh: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(session: Session, elements: WebhookElements) {
+    this.#session = session;
+    this.#elements = elements;
+    elements.endpointForm.onsubmit = (event) => {
+      event.preventDefault();
+      void this.#addEndpoint();
+    };
+  }
+
+  /** Reads endpoints, events and deliveries again. */
+  async load(): Promise<void> {
+    await this.#loadEndpoints();
+    await this.#loadEvents();
+  }
+
+  /** An event arrived on the stream: show it (with its deliveries, read shortly). */
+  eventArrived(): void {
+    this.#scheduleRefresh();
+  }
+
+  /** A delivery attempt was recorded: read the log again shortly. */
+  deliveryRecorded(): void {
+    this.#scheduleRefresh();
+  }
+
+  stop(): void {
+    clearTimeout(this.#refresh);
+  }
+
+  #scheduleRefresh(): void {
+    if (this.#refresh !== undefined) return;
+    this.#refresh = setTimeout(() => {
+      this.#refresh = undefined;
+      this.#loadEvents().catch((error: unknown) => setMessage(this.#elements.eventsMessage, `Could not read the events: ${describeProblem(error)}`, 'error'));
+    }, REFRESH_DELAY_MS);
+  }
+
+  async #loadEndpoints(): Promise<void> {
+    const { data } = await this.#session.call<{ data: WebhookEndpoint[] }>('GET', '/sandbox/v1/webhook-endpoints');
+    this.#endpoints = data;
+    const list = this.#elements.endpoints;
+    if (data.length === 0) {
+      replaceChildren(list, h('li', { class: 'empty' }, 'No endpoints yet: events are recorded but sent nowhere.'));
+      return;
+    }
+    replaceChildren(list, ...data.map((endpoint) => this.#renderEndpoint(endpoint)));
+  }
+
+  #renderEndpoint(endpoint: WebhookEndpoint): HTMLLIElement {
+    const secretId = `secret-${endpoint.id}`;
+    const secret = h('p', { class: 'secret', id: secretId, hidden: true }, 'Signing secret: ', h('code', {}, endpoint.secret));
+    const toggle = h('button', { type: 'button', class: 'secondary', 'aria-expanded': 'false', 'aria-controls': secretId }, 'Show secret');
+    toggle.onclick = () => {
+      const show = secret.hidden;
+      secret.hidden = !show;
+      toggle.setAttribute('aria-expanded', String(show));
+      toggle.textContent = show ? 'Hide secret' : 'Show secret';
+    };
+    const remove = h('button', { type: 'button', class: 'warning', 'aria-label': `Delete endpoint ${endpoint.url}` }, 'Delete');
+    remove.onclick = () => void this.#deleteEndpoint(endpoint);
+    const faults = Object.keys(endpoint.faults).length > 0 ? ` · faults ${JSON.stringify(endpoint.faults)}` : '';
+    return h(
+      'li',
+      { class: 'endpoint', 'data-id': endpoint.id },
+      h('p', { class: 'endpoint-url' }, endpoint.url),
+      h('p', { class: 'endpoint-events' }, `${endpoint.events.join(', ')}${faults} · `, h('code', {}, endpoint.id)),
+      secret,
+      h('div', { class: 'button-group' }, toggle, remove),
+    );
+  }
+
+  async #addEndpoint(): Promise<void> {
+    const form = this.#elements.endpointForm;
+    const url = (form.elements.namedItem('url') as HTMLInputElement).value.trim();
+    const events = Array.from(form.querySelectorAll<HTMLInputElement>('input[name="events"]:checked')).map((box) => box.value);
+    const message = this.#elements.endpointsMessage;
+    if (url === '') return setMessage(message, 'Enter the URL of the endpoint, such as http://127.0.0.1:3000/webhooks.', 'error');
+    if (events.length === 0) return setMessage(message, 'Choose at least one event to send.', 'error');
+    try {
+      const endpoint = await this.#session.call<WebhookEndpoint>('POST', '/sandbox/v1/webhook-endpoints', { url, events });
+      setMessage(message, `Added ${endpoint.url}. Its signing secret is under "Show secret".`, 'success');
+      form.reset();
+      await this.#loadEndpoints();
+    } catch (error) {
+      setMessage(message, `The endpoint was not added: ${describeProblem(error)}`, 'error');
+    }
+  }
+
+  async #deleteEndpoint(endpoint: WebhookEndpoint): Promise<void> {
+    const message = this.#elements.endpointsMessage;
+    try {
+      await this.#session.call('DELETE', `/sandbox/v1/webhook-endpoints/${encodeURIComponent(endpoint.id)}`);
+      setMessage(message, `Deleted ${endpoint.url}.`, 'success');
+      await this.#loadEndpoints();
+    } catch (error) {
+      setMessage(message, `${endpoint.url} was not deleted: ${describeProblem(error)}`, 'error');
+    }
+  }
+
+  async #loadEvents(): Promise<void> {
+    const [{ data: events }, { data: deliveries }] = await Promise.all([
+      this.#session.call<{ data: WebhookEvent[] }>('GET', `/sandbox/v1/events?limit=${EVENT_LIMIT}`),
+      this.#session.call<{ data: WebhookDelivery[] }>('GET', `/sandbox/v1/webhook-deliveries?limit=${DELIVERY_LIMIT}`),
+    ]);
+    const list = this.#elements.events;
+    if (events.length === 0) {
+      replaceChildren(list, h('li', { class: 'empty' }, 'No events yet: each change of a payment request is one.'));
+      return;
+    }
+    const byEvent = new Map<string, WebhookDelivery[]>();
+    for (const delivery of deliveries) {
+      const attempts = byEvent.get(delivery.event) ?? [];
+      attempts.push(delivery);
+      byEvent.set(delivery.event, attempts);
+    }
+    const focusedEvent = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>('.event')?.dataset.id;
+    replaceChildren(list, ...events.map((event) => this.#renderEvent(event, byEvent.get(event.id) ?? [])));
+    if (focusedEvent !== undefined) list.querySelector<HTMLElement>(`.event[data-id="${focusedEvent}"] button`)?.focus();
+  }
+
+  #renderEvent(event: WebhookEvent, deliveries: WebhookDelivery[]): HTMLLIElement {
+    const headingId = `event-${event.id}`;
+    const redeliver = h('button', { type: 'button', class: 'secondary', 'aria-describedby': headingId }, 'Redeliver');
+    redeliver.onclick = () => void this.#redeliver(event);
+    // Oldest attempt first reads as a story: tried, failed, retried, delivered.
+    const attempts = [...deliveries].sort((a, b) => a.id.localeCompare(b.id) || a.attempt - b.attempt);
+    return h(
+      'li',
+      { class: 'event', 'data-id': event.id },
+      h('div', { class: 'event-head' }, h('h3', { id: headingId }, event.type), redeliver),
+      h('p', { class: 'event-meta' }, h('code', {}, event.id), ' for ', h('code', {}, event.data.id), ' · ', relativeTimeElement(event.timestamp, '', this.#session.clock)),
+      attempts.length === 0
+        ? h('p', { class: 'hint' }, 'Not sent: no endpoint took this event.')
+        : h('ul', { class: 'deliveries', 'aria-label': `Deliveries of ${event.id}` }, ...attempts.map((delivery) => this.#renderDelivery(delivery))),
+    );
+  }
+
+  #renderDelivery(delivery: WebhookDelivery): HTMLLIElement {
+    const url = this.#endpoints.find((endpoint) => endpoint.id === delivery.endpoint)?.url ?? delivery.endpoint;
+    const outcome =
+      delivery.status === 'succeeded'
+        ? `answered ${delivery.responseStatus} in ${delivery.durationMs} ms`
+        : delivery.status === 'failed'
+          ? `${delivery.error ?? 'failed'}${delivery.durationMs !== null ? ` (${delivery.durationMs} ms)` : ''}`
+          : delivery.scheduledAt === null
+            ? 'held until the request changes again'
+            : null;
+    return h(
+      'li',
+      { 'data-delivery': delivery.id, 'data-attempt': delivery.attempt, 'data-status': delivery.status },
+      `Attempt ${delivery.attempt} to ${url}: `,
+      h('span', { class: `delivery-status delivery-${delivery.status}` }, DELIVERY_WORDS[delivery.status]),
+      outcome !== null ? `, ${outcome}` : ', due ',
+      outcome === null && delivery.scheduledAt !== null ? relativeTimeElement(delivery.scheduledAt, '', this.#session.clock) : null,
+    );
+  }
+
+  async #redeliver(event: WebhookEvent): Promise<void> {
+    const message = this.#elements.eventsMessage;
+    try {
+      const { data } = await this.#session.call<{ data: WebhookDelivery[] }>('POST', `/sandbox/v1/events/${encodeURIComponent(event.id)}/redeliver`);
+      setMessage(
+        message,
+        data.length === 0 ? `${event.id} was not sent: no endpoint takes ${event.type}.` : `Sending ${event.id} again to ${data.length} endpoint${data.length === 1 ? '' : 's'}.`,
+        data.length === 0 ? 'info' : 'success',
+      );
+      await this.#loadEvents();
+    } catch (error) {
+      setMessage(message, `${event.id} was not sent again: ${describeProblem(error)}`, 'error');
+    }
+  }
+}
