@@ -2,6 +2,9 @@
  * `npm run bench`: throughput and latency of GET, GET status and POST on our server (in memory,
  * and over a JSON file already holding 100,000 records) and on a bare-Fastify floor, all in one
  * run so their ratios are comparable on a noisy machine; plus start-up time at 100,000 records.
+ * Our servers run as users run them, with the default flags: a log line per request (JSON, as
+ * their stdout is a pipe, which the bench reads); one more in-memory server runs quiet
+ * (`--log-level warn`), to show what the request log costs.
  * Prints the figures and the targets' verdicts, writes `bench/results.json`. A missed target
  * exits 0 (it is a figure to read); a server that fails to start, crashes or answers errors
  * exits 1, because then the figures measure the wrong thing.
@@ -21,7 +24,7 @@ import { caseTable, noiseWarning, ratios, ratioTable, startupChecks, startupTabl
 import { seedThroughApi } from './seed.js';
 import { promisify } from 'node:util';
 import { REPO_ROOT, spawnServer, type ServerProcess } from './server-process.js';
-import { startTimed, type StartupFigures } from './startup.js';
+import { COMPILED_CLI, startTimed, type StartupFigures } from './startup.js';
 
 const RECORDS = 100_000;
 /** Records created through the API on the in-memory servers, for their GETs to read. */
@@ -33,8 +36,10 @@ const CREATE_BODY = JSON.stringify({
   destinationWallet: 'merchant@example.com',
   metadata: { orderId: 'A-1' },
 });
-// Pino would log every request at the default `info`: that is logging cost, not the server's.
-const SERVE_FLAGS = ['--log-level', 'warn'];
+/** What users run: `lnpr serve` with no logging flag logs every request. */
+const DEFAULT_FLAGS: string[] = [];
+/** No request log: the difference from the default is what logging costs. */
+const QUIET_FLAGS = ['--log-level', 'warn'];
 const RESULTS_FILE = join(REPO_ROOT, 'bench', 'results.json');
 
 /** A measured case: its name, the server it loads and the request it sends. */
@@ -61,7 +66,10 @@ try {
     `lnpr-sandbox bench: node ${process.version}, ${cpus().length} CPUs, ${load.connections} connections, ` +
       `${load.warmupSeconds} s warm-up + ${load.seconds} s measured per case in ${load.rounds} rounds, code ${code ?? 'unknown'}`,
   );
-  console.log(`servers run in child processes with ${SERVE_FLAGS.join(' ')}: request logging at info would be measured too`);
+  console.log(
+    'servers run in child processes; memory and json-file 100k with the default flags (a JSON log line per request ' +
+      `to a pipe), memory quiet with ${QUIET_FLAGS.join(' ')} (no request log)`,
+  );
   if (profileDir) console.log(`CPU profiles of the servers go to ${profileDir} (profiling slows every server alike)`);
 
   await step('building dist/ (npm run build): servers run the compiled CLI, as installed users do', () =>
@@ -74,27 +82,31 @@ try {
   const startups: Record<string, StartupFigures> = {};
   const recordPath = `/api/v1/payment-requests/${fileIds.at(-1)!}`;
   const onFile = await step('starting json-file 100k (timed)', () =>
-    startTimed('json-file 100k', ['--data', dataFile, ...SERVE_FLAGS], { authorization: AUTHORIZATION, recordPath }, nodeFlags),
+    startTimed('json-file 100k', ['--data', dataFile, ...DEFAULT_FLAGS], { authorization: AUTHORIZATION, recordPath }, nodeFlags),
   );
   servers.push(onFile.server);
   startups['json-file 100k'] = onFile.startup;
   // The same start-up in memory: what the CLI costs before any record is read.
   const inMemory = await step('starting memory (timed)', () =>
-    startTimed('memory', SERVE_FLAGS, { authorization: AUTHORIZATION }, nodeFlags),
+    startTimed('memory', DEFAULT_FLAGS, { authorization: AUTHORIZATION }, nodeFlags),
   );
   servers.push(inMemory.server);
   startups.memory = inMemory.startup;
+  const quiet = spawnServer('memory quiet', [COMPILED_CLI, 'serve', '--port', '0', ...QUIET_FLAGS], nodeFlags, false);
+  servers.push(quiet);
   const floor = spawnServer('floor', ['bench/floor-server.ts'], nodeFlags);
   servers.push(floor);
   const floorTarget: Target = { url: await guarded(floor.url), pid: floor.pid };
   const memoryTarget: Target = { url: inMemory.url, pid: inMemory.server.pid };
+  const quietTarget: Target = { url: await guarded(quiet.url), pid: quiet.pid };
   const fileTarget: Target = { url: onFile.url, pid: onFile.server.pid };
 
-  const [floorIds, memoryIds] = await step(`creating ${SEEDED} records through the API of floor and memory`, () =>
+  const [floorIds, memoryIds, quietIds] = await step(`creating ${SEEDED} records through the API of floor, memory and memory quiet`, () =>
     guarded(
       Promise.all([
         seedThroughApi(floorTarget.url, AUTHORIZATION, CREATE_BODY, SEEDED, load.connections),
         seedThroughApi(memoryTarget.url, AUTHORIZATION, CREATE_BODY, SEEDED, load.connections),
+        seedThroughApi(quietTarget.url, AUTHORIZATION, CREATE_BODY, SEEDED, load.connections),
       ]),
     ),
   );
@@ -106,6 +118,7 @@ try {
   const targets: Array<[string, Target, string[]]> = [
     ['floor', floorTarget, floorIds],
     ['memory', memoryTarget, memoryIds],
+    ['memory quiet', quietTarget, quietIds],
     ['json-file 100k', fileTarget, fileIds],
   ];
   const phases: Array<[string, Case[]]> = [
@@ -163,7 +176,7 @@ try {
         rounds: load.rounds,
         records: RECORDS,
         seededRecords: SEEDED,
-        serveFlags: SERVE_FLAGS,
+        serveFlags: { default: DEFAULT_FLAGS, quiet: QUIET_FLAGS },
         cpuProfile: profileDir !== undefined,
         cases,
         ratios: measuredRatios,

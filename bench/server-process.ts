@@ -10,8 +10,12 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 const BANNER = /listening on (http:\/\/\S+)/;
-/** Enough of a child's output to explain its failure. */
-const MAX_OUTPUT_CHARS = 16_000;
+/**
+ * Enough of a child's output to explain its failure: the start of stderr (where a crash's stack
+ * goes) and the end of stdout (whose start, with the default flags, is soon buried under request
+ * log lines).
+ */
+const MAX_OUTPUT_CHARS = 8_000;
 
 /** A running (or starting) server process. */
 export interface ServerProcess {
@@ -35,14 +39,17 @@ export function spawnServer(name: string, args: string[], nodeFlags: string[] = 
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
+  let stdoutTail = '';
+  let stderrHead = '';
   let stopping = false;
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
     child.once('error', (error) => resolve(error.message));
   });
-  const failure = (what: string, status: number | string) =>
-    new Error(`${name}: ${what} (exit ${status})${output ? `; its output:\n${output}` : ''}`);
+  const failure = (what: string, status: number | string) => {
+    const output = [stderrHead && `stderr:\n${stderrHead}`, stdoutTail && `stdout (its end):\n${stdoutTail}`].filter(Boolean).join('\n');
+    return new Error(`${name}: ${what} (exit ${status})${output ? `; its output:\n${output}` : ''}`);
+  };
 
   const url = new Promise<string>((resolve, reject) => {
     let banner = '';
@@ -56,11 +63,12 @@ export function spawnServer(name: string, args: string[], nodeFlags: string[] = 
     child.stdout.on('data', readBanner);
     void exited.then((status) => reject(failure('ended before listening', status)));
   });
-  for (const stream of [child.stdout, child.stderr]) {
-    stream.on('data', (chunk: Buffer) => {
-      if (output.length < MAX_OUTPUT_CHARS) output += chunk.toString();
-    });
-  }
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdoutTail = (stdoutTail + chunk.toString()).slice(-MAX_OUTPUT_CHARS);
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    if (stderrHead.length < MAX_OUTPUT_CHARS) stderrHead += chunk.toString();
+  });
   const crashed = exited.then((status) => {
     if (!stopping) throw failure('ended during the bench', status);
     return new Promise<never>(() => {});
