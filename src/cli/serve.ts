@@ -8,6 +8,7 @@ import { parseRules } from '../core/payments/rules.js';
 import type { Rule } from '../schemas/rules.js';
 import { createLogOutput, LOG_FORMATS, LOG_LEVELS } from '../http/log-output.js';
 import { buildServer } from '../http/server.js';
+import { webPagesOf } from '../http/web-pages.js';
 import { NETWORKS } from '../lightning/networks.js';
 import { createNodeSandbox } from '../sandbox.node.js';
 import type { Sandbox } from '../sandbox.js';
@@ -110,6 +111,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
     cors: !values['no-cors'],
     logger: log.logger,
     requestLog: log.requestLog,
+    web: webPagesOf(sandbox),
   });
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
@@ -153,6 +155,7 @@ function banner(url: string, sandbox: Sandbox, dataFile: string | undefined, web
     `lnpr-sandbox listening on ${url}`,
     `  network: ${sandbox.network}   storage: ${dataFile ?? 'memory'}   payment requests: ${sandbox.store.size()}`,
     `  control API: ${sandbox.settings.controls ? `${url}/sandbox/v1` : 'off'}   behaviour rules: ${sandbox.rules.fixedRules.length}`,
+    ...(sandbox.settings.controls ? [`  dashboard: ${url}/dashboard   (hosted pay pages: ${url}/pay/<id>)`] : []),
     ...webhookLines,
     `  API keys (Authorization: Bearer <key>):`,
     ...keys,

@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import { ApiError, type ErrorCode } from '../core/pipeline/errors.js';
 import { errorResponse, type ApiResponse, type RequestHandler } from '../core/pipeline/handler.js';
 import { applyCors } from './cors.js';
+import { registerWebPages, type WebPagesOptions } from './web-pages.js';
 import { addAnswerSlot, noteAnswer, RequestLog, type RequestLogSink } from './request-log.js';
 
 /** Options of `buildServer`. */
@@ -26,6 +27,8 @@ export interface ServerOptions {
   logger?: FastifyServerOptions['logger'];
   /** Takes the request records instead of the logger (`lnpr serve` formats and writes them itself). */
   requestLog?: RequestLogSink;
+  /** The dashboard, the hosted pay page and their live streams (`webPagesOf(sandbox)`); none when absent. */
+  web?: WebPagesOptions;
 }
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -37,6 +40,7 @@ export async function buildServer({
   cors: corsEnabled = true,
   logger = false,
   requestLog,
+  web,
 }: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     bodyLimit,
@@ -96,6 +100,7 @@ export async function buildServer({
     return send(reply, response);
   };
 
+  registerWebPages(app, handle, web);
   app.route({ method: HTTP_METHODS, url: '*', handler: forward });
   app.setNotFoundHandler(forward);
   app.setErrorHandler((error, request, reply) => {
