@@ -7,14 +7,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_CHECKS } from '../conformance/checks/index.js';
 import { runConformance } from '../conformance/run-conformance.js';
 import { createHandlers } from '../src/msw/index.node.js';
+import { EXPECTED_MSW_MAJOR, loadedMswVersion, unhandledRequestsFail } from './support/msw-under-test.js';
 
 const BASE_URL = 'http://sandbox.msw.test';
 const server = setupServer(...createHandlers({ baseUrl: BASE_URL }));
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+beforeAll(() => server.listen(unhandledRequestsFail()));
 afterAll(() => server.close());
 
 describe('the conformance suite against the MSW handlers (setupServer)', () => {
+  it(`runs on msw ${EXPECTED_MSW_MAJOR} (npm test: msw 2, and msw 3 on Node >= 22.12)`, async () => {
+    expect(await loadedMswVersion()).toMatch(new RegExp(`^${EXPECTED_MSW_MAJOR}\\.`));
+  });
+
   it('passes the full profile with every key: nothing failed, warned or skipped', async () => {
     const result = await runConformance({
       baseUrl: BASE_URL,
@@ -23,7 +28,7 @@ describe('the conformance suite against the MSW handlers (setupServer)', () => {
       nwcKey: 'sk_test_nwc',
       profile: 'full',
     });
-    console.log(`MSW, full profile: ${result.checks.length} checks in ${Math.round(result.durationMs)} ms`);
+    console.log(`MSW ${await loadedMswVersion()}, full profile: ${result.checks.length} checks in ${Math.round(result.durationMs)} ms`);
     const notPassed = result.checks.filter((check) => check.outcome !== 'passed').map((check) => `${check.id} ${check.outcome}: ${check.message ?? ''}`);
     expect(notPassed).toEqual([]);
     expect(result.passed).toBe(true);

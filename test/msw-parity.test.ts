@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../src/fixtures/seeded-random.js';
 import { createHandlers } from '../src/msw/index.node.js';
 import type { SandboxOptions } from '../src/sandbox.js';
+import { EXPECTED_MSW_MAJOR, loadedMswVersion, unhandledRequestsFail } from './support/msw-under-test.js';
 import { api, createBody, KEYS, startServer, type ApiInit, type ApiResult, type RunningServer } from './support/sandbox-server.js';
 
 const MSW_URL = 'http://parity.msw.test';
@@ -24,7 +25,7 @@ const msw = setupServer(
 beforeAll(async () => {
   fastify = await startServer(deterministic());
   // The Fastify server is reached over the network; anything else unhandled is a mistake.
-  msw.listen({ onUnhandledRequest: (request, print) => (request.url.startsWith(fastify.url) ? undefined : print.error()) });
+  msw.listen(unhandledRequestsFail((url) => url.startsWith(fastify.url)));
 });
 afterAll(async () => {
   msw.close();
@@ -101,6 +102,10 @@ async function runSteps(baseUrl: string): Promise<ApiResult[]> {
 }
 
 describe('Fastify and MSW, byte for byte', () => {
+  it(`runs on msw ${EXPECTED_MSW_MAJOR} (npm test: msw 2, and msw 3 on Node >= 22.12)`, async () => {
+    expect(await loadedMswVersion()).toMatch(new RegExp(`^${EXPECTED_MSW_MAJOR}\\.`));
+  });
+
   it('answer the same sequence with the same statuses, headers and bodies', async () => {
     const [viaFastify, viaMsw, viaPrefix] = await Promise.all([runSteps(fastify.url), runSteps(MSW_URL), runSteps(PREFIXED_URL)]);
     for (const [index, step] of STEPS.entries()) {
