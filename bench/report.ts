@@ -46,6 +46,7 @@ const RATIO_TARGETS: RatioTarget[] = [
   { name: 'quiet GET status / floor GET status', of: 'memory quiet GET status', over: 'floor GET status', atLeast: 0.8 },
   { name: 'quiet POST / floor POST', of: 'memory quiet POST', over: 'floor POST', atLeast: 0.8 },
   { name: 'JSON-file POST / memory POST', of: 'json-file 100k POST', over: 'memory POST', atLeast: 0.5 },
+  { name: 'POST with a webhook endpoint / POST without', of: 'memory webhook POST', over: 'memory POST', atLeast: 0.8 },
 ];
 
 /** Start to first 200, with the data file holding 100,000 records. */

@@ -25,6 +25,7 @@ import { seedThroughApi } from './seed.js';
 import { promisify } from 'node:util';
 import { REPO_ROOT, spawnServer, type ServerProcess } from './server-process.js';
 import { COMPILED_CLI, startTimed, type StartupFigures } from './startup.js';
+import { measureStorage, storageTable } from './storage.js';
 
 const RECORDS = 100_000;
 /** Records created through the API on the in-memory servers, for their GETs to read. */
@@ -94,12 +95,18 @@ try {
   startups.memory = inMemory.startup;
   const quiet = spawnServer('memory quiet', [COMPILED_CLI, 'serve', '--port', '0', ...QUIET_FLAGS], nodeFlags, false);
   servers.push(quiet);
+  // Deliveries cost the server sending them: one endpoint, a receiver in its own process answering 200.
+  const receiver = spawnServer('webhook receiver', ['bench/webhook-receiver.ts']);
+  servers.push(receiver);
+  const withWebhook = spawnServer('memory webhook', [COMPILED_CLI, 'serve', '--port', '0', '--webhook', await guarded(receiver.url), ...DEFAULT_FLAGS], nodeFlags, false);
+  servers.push(withWebhook);
   const floor = spawnServer('floor', ['bench/floor-server.ts'], nodeFlags);
   servers.push(floor);
   const floorTarget: Target = { url: await guarded(floor.url), pid: floor.pid };
   const memoryTarget: Target = { url: inMemory.url, pid: inMemory.server.pid };
   const quietTarget: Target = { url: await guarded(quiet.url), pid: quiet.pid };
   const fileTarget: Target = { url: onFile.url, pid: onFile.server.pid };
+  const webhookTarget: Target = { url: await guarded(withWebhook.url), pid: withWebhook.pid };
 
   const [floorIds, memoryIds, quietIds] = await step(`creating ${SEEDED} records through the API of floor, memory and memory quiet`, () =>
     guarded(
@@ -129,7 +136,12 @@ try {
         ...targets.map(([server, target, ids]): Case => [`${server} GET status`, target, cycledGets(ids, AUTHORIZATION, '/status')]),
       ],
     ],
-    ['POST', targets.map(([server, target]): Case => [`${server} POST`, target, creates(AUTHORIZATION, CREATE_BODY)])],
+    [
+      'POST',
+      [...targets, ['memory webhook', webhookTarget, []] as const].map(
+        ([server, target]): Case => [`${server} POST`, target, creates(AUTHORIZATION, CREATE_BODY)],
+      ),
+    ],
   ];
   const pids = servers.map((server) => server.pid);
   const cases: Record<string, CaseFigures> = {};
@@ -147,10 +159,16 @@ try {
     for (const [name, caseRuns] of runs) cases[name] = summarize(caseRuns);
   }
 
+  const deliveries = await step('reading the webhook server\'s delivery log', () => deliveryOutcomes(webhookTarget.url));
+  const storage = await step(`measuring storage at ${RECORDS.toLocaleString('en')} records (compaction stalls, crash restarts)`, () =>
+    measureStorage({ records: RECORDS, dataDir }),
+  );
   const measuredRatios = ratios(cases);
   const checks = startupChecks(onFile.startup);
   const warning = noiseWarning(cases, startups);
   console.log(`\n${caseTable(cases)}\n\n${ratioTable(measuredRatios)}\n\n${startupTable(startups, checks)}\n`);
+  console.log(`webhook deliveries during the bench (the newest kept): ${JSON.stringify(deliveries)}\n`);
+  console.log(`${storageTable(storage)}\n`);
   if (warning) console.log(`${warning}\n`);
 
   const failing = Object.entries(cases).filter(([, c]) => c.non2xx + c.errors + c.timeouts > 0);
@@ -182,6 +200,8 @@ try {
         ratios: measuredRatios,
         startup: startups,
         startupTargets: checks,
+        webhookDeliveries: deliveries,
+        storage,
         warning: warning ?? null,
         totalSeconds,
       },
@@ -240,4 +260,13 @@ function positiveFrom(variable: string, fallback: number): number {
   const value = text === undefined ? fallback : Number(text);
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${variable} must be a positive number (got "${text}")`);
   return value;
+}
+
+/** How the webhook server's kept delivery attempts went: they must have gone out and succeeded. */
+async function deliveryOutcomes(url: string): Promise<Record<string, number>> {
+  const response = await fetch(`${url}/sandbox/v1/webhook-deliveries`, { headers: { authorization: AUTHORIZATION } });
+  const { data } = (await response.json()) as { data: Array<{ status: string }> };
+  const counts: Record<string, number> = {};
+  for (const { status } of data) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
 }
