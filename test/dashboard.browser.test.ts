@@ -125,6 +125,8 @@ describe.runIf(executablePath !== null)(SUITE, () => {
     await page.getByLabel('API key').fill(key);
     await page.getByRole('button', { name: 'Use this key' }).click();
     await page.locator('#live-state', { hasText: 'Live' }).waitFor();
+    // The panels are read once the stream is open; until then the rules box, for one, is empty.
+    await page.locator('#account[aria-busy="false"]').waitFor();
   }
 
   const create = async (overrides: Record<string, unknown> = {}, key: string = KEYS.custodial) => {

@@ -70,13 +70,19 @@ function start(session: Session): void {
   byId('signed-in').hidden = false;
   byId('current-key').textContent = session.key;
   byId('account').hidden = false;
+  byId('account').setAttribute('aria-busy', 'true');
   const liveState = byId('live-state');
 
+  const account = byId('account');
   const loadAll = async (): Promise<void> => {
+    // aria-busy tells assistive technology (and tests) that the panels are still being filled.
+    account.setAttribute('aria-busy', 'true');
     try {
       await Promise.all([clock.load(), requests.load(), webhooks.load(), rules.load()]);
     } catch (error) {
       setMessage(byId('requests-message'), `Could not read the account: ${describeProblem(error)}`, 'error');
+    } finally {
+      account.setAttribute('aria-busy', 'false');
     }
   };
   const onMessage = (message: StreamMessage): void => {

@@ -37,6 +37,8 @@ export class RequestList {
   readonly #message: HTMLElement;
   readonly #announce: HTMLElement;
   readonly #shown = new Map<string, { view: PaymentRequest; element: HTMLLIElement }>();
+  /** For each load under way, what the stream brought meanwhile: its read may predate them. */
+  readonly #arrivedDuringLoads = new Set<PaymentRequest[]>();
 
   constructor(session: Session, list: HTMLElement, message: HTMLElement, announce: HTMLElement) {
     this.#session = session;
@@ -47,7 +49,14 @@ export class RequestList {
 
   /** Reads the newest requests again and shows them. */
   async load(): Promise<void> {
-    const { data } = await this.#session.call<{ data: PaymentRequest[] }>('GET', `/sandbox/v1/payment-requests?limit=${LIST_LIMIT}`);
+    const arrived: PaymentRequest[] = [];
+    this.#arrivedDuringLoads.add(arrived);
+    let data: PaymentRequest[];
+    try {
+      ({ data } = await this.#session.call<{ data: PaymentRequest[] }>('GET', `/sandbox/v1/payment-requests?limit=${LIST_LIMIT}`));
+    } finally {
+      this.#arrivedDuringLoads.delete(arrived);
+    }
     this.#shown.clear();
     this.#list.replaceChildren();
     for (const view of data) {
@@ -56,10 +65,14 @@ export class RequestList {
       this.#list.append(element);
     }
     this.#showEmpty();
+    // A request created (or changed) while the read was on its way would otherwise vanish until
+    // the next change: the read's answer may have been written before it.
+    for (const view of arrived) this.upsert(view);
   }
 
   /** Shows a new or changed request (from the stream or an action), unless it is older than what is shown. */
   upsert(view: PaymentRequest): void {
+    for (const arrived of this.#arrivedDuringLoads) arrived.push(view);
     const shown = this.#shown.get(view.id);
     if (shown !== undefined) {
       if (!isNewer(view, shown.view)) return;
