@@ -19,6 +19,7 @@ import { webhookRoutes } from './routes/webhook-routes.js';
 import type { SandboxSettings } from './settings.js';
 import type { Rule } from '../schemas/rules.js';
 import { openApiRoute } from '../openapi/route.js';
+import { ApiLoad } from './events/api-load.js';
 
 /** Everything the engine is made of. */
 export interface EngineOptions {
@@ -71,6 +72,7 @@ export function createEngine(options: EngineOptions): Engine {
   const onUnexpectedError = options.onUnexpectedError ?? (() => {});
   const directory = new AccountDirectory(options.accounts);
   const rules = new RuleBook(options.rules);
+  const apiLoad = new ApiLoad();
   const events = createEventMachinery({
     store,
     clocks: options.clocks,
@@ -81,6 +83,7 @@ export function createEngine(options: EngineOptions): Engine {
     sender: options.webhookSender,
     allowedHosts: settings.webhookAllowedHosts,
     ...(options.timers ? { timers: options.timers } : {}),
+    apiLoad,
     onError: (error) => onUnexpectedError(error),
   });
   const { clocks } = events;
@@ -96,8 +99,12 @@ export function createEngine(options: EngineOptions): Engine {
     ...(settings.controls ? webhookRoutes({ directory, endpoints: events.endpoints, log: events.log }) : []),
     ...(settings.controls ? payPageRoutes({ paymentRequests, clocks }) : []),
   ];
+  const handleRoute = createRequestHandler(routes, onUnexpectedError);
   return {
-    handle: createRequestHandler(routes, onUnexpectedError),
+    handle: (request) => {
+      apiLoad.noteRequest();
+      return handleRoute(request);
+    },
     routes: routes.map(({ method, pattern }) => Object.freeze({ method, pattern })),
     settings,
     directory,

@@ -1,7 +1,9 @@
 /**
  * The event side of the in-memory index: events, webhook endpoints and delivery attempts. Events
- * are bounded per account (the newest `eventHistory` are kept; an evicted event takes its
- * delivery attempts with it), so a long-running sandbox does not grow without end. Browser-safe.
+ * are bounded per account (the newest `eventHistory` are listed; an evicted event takes its
+ * delivery attempts with it), so a long-running sandbox does not grow without end. An event
+ * past the bound with an attempt still pending is kept, unlisted, until its attempts end: a
+ * burst of writes must not lose the deliveries it queued (the outbox). Browser-safe.
  */
 import type { EventStoreReads } from '../core/ports.js';
 import { deliveryKey, type DeliveryRecord, type EndpointRecord, type EventRecord } from '../core/events/records.js';
@@ -20,6 +22,11 @@ export class EventIndex implements EventStoreReads {
   /** Per account, attempts in the order they were first written. */
   readonly #deliveriesByAccount = new Map<string, Map<string, DeliveryRecord>>();
   readonly #deliveryKeysByEvent = new Map<string, Set<string>>();
+  /** Events past the bound kept for their pending attempts (still in #events, not listed). */
+  readonly #retained = new Map<string, EventRecord>();
+  /** What the change being applied touched: accounts that gained events, events whose attempts changed. */
+  readonly #touchedAccounts = new Set<string>();
+  readonly #touchedEvents = new Set<string>();
 
   constructor(eventHistory = DEFAULT_EVENT_HISTORY) {
     this.#eventHistory = eventHistory;
@@ -53,13 +60,29 @@ export class EventIndex implements EventStoreReads {
     return Array.from(this.#deliveries.values()).filter((delivery) => delivery.status === 'pending');
   }
 
-  /** Adds an event, evicting the account's oldest beyond the history bound. */
+  /** Adds an event; the history bound is applied by `endChange`. */
   putEvent(event: EventRecord): void {
     this.#events.set(event.id, event);
     let ofAccount = this.#eventsByAccount.get(event.accountId);
     if (!ofAccount) this.#eventsByAccount.set(event.accountId, (ofAccount = new Map()));
     ofAccount.set(event.id, event);
-    while (ofAccount.size > this.#eventHistory) this.#evict(ofAccount, ofAccount.keys().next().value!);
+    this.#touchedAccounts.add(event.accountId);
+  }
+
+  /**
+   * Applies the history bound once a whole change is in: an attempt's outcome and its retry are
+   * written together, and an event is let go only when none of its attempts is pending after both.
+   */
+  endChange(): void {
+    for (const accountId of this.#touchedAccounts) {
+      const ofAccount = this.#eventsByAccount.get(accountId)!;
+      while (ofAccount.size > this.#eventHistory) this.#evict(ofAccount, ofAccount.keys().next().value!);
+    }
+    for (const eventId of this.#touchedEvents) {
+      if (this.#retained.has(eventId) && !this.#hasPending(eventId)) this.#drop(this.#retained.get(eventId)!);
+    }
+    this.#touchedAccounts.clear();
+    this.#touchedEvents.clear();
   }
 
   /** Inserts or replaces an attempt; one for an event no longer kept is dropped. */
@@ -73,6 +96,7 @@ export class EventIndex implements EventStoreReads {
     let keys = this.#deliveryKeysByEvent.get(delivery.event);
     if (!keys) this.#deliveryKeysByEvent.set(delivery.event, (keys = new Set()));
     keys.add(key);
+    this.#touchedEvents.add(delivery.event);
   }
 
   putEndpoint(endpoint: EndpointRecord): void {
@@ -83,9 +107,9 @@ export class EventIndex implements EventStoreReads {
     this.#endpoints.delete(id);
   }
 
-  /** Every event, oldest first per account (for a snapshot). */
+  /** Every event, oldest first per account, those kept for their attempts first (for a snapshot). */
   allEvents(): EventRecord[] {
-    return Array.from(this.#eventsByAccount.values()).flatMap((events) => Array.from(events.values()));
+    return [...this.#retained.values(), ...Array.from(this.#eventsByAccount.values()).flatMap((events) => Array.from(events.values()))];
   }
 
   /** Every attempt, in the order first written per account (for a snapshot). */
@@ -101,6 +125,21 @@ export class EventIndex implements EventStoreReads {
   #evict(ofAccount: Map<string, EventRecord>, eventId: string): void {
     const event = ofAccount.get(eventId)!;
     ofAccount.delete(eventId);
+    if (this.#hasPending(eventId)) this.#retained.set(eventId, event);
+    else this.#drop(event);
+  }
+
+  #hasPending(eventId: string): boolean {
+    for (const key of this.#deliveryKeysByEvent.get(eventId) ?? []) {
+      if (this.#deliveries.get(key)?.status === 'pending') return true;
+    }
+    return false;
+  }
+
+  /** Forgets the event and its attempts. */
+  #drop(event: EventRecord): void {
+    const eventId = event.id;
+    this.#retained.delete(eventId);
     this.#events.delete(eventId);
     const deliveriesOfAccount = this.#deliveriesByAccount.get(event.accountId);
     for (const key of this.#deliveryKeysByEvent.get(eventId) ?? []) {

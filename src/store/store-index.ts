@@ -27,6 +27,7 @@ export class StoreIndex {
     for (const endpoint of change.endpoints ?? []) this.events.putEndpoint(endpoint);
     for (const id of change.deletedEndpoints ?? []) this.events.deleteEndpoint(id);
     for (const delivery of change.deliveries ?? []) this.events.putDelivery(delivery);
+    this.events.endChange();
   }
 
   /** The record with this id. */

@@ -4,11 +4,13 @@
  * WebhookSender port, and records the outcome with the next attempt it calls for in one write.
  * Attempts run in the background with bounded concurrency, overall and per endpoint: no API
  * request ever waits on one, and a receiver that hangs holds its own few slots for at most the
- * attempt timeout while other endpoints' deliveries go on.
+ * attempt timeout while other endpoints' deliveries go on. While the API is busy (ApiLoad: a load
+ * test, 1,000 requests a second or more) attempts give way to it: one starts every
+ * BUSY_TRICKLE_MS, the rest wait for the load to pass and then go out at full speed.
  */
 import { Webhook } from 'standardwebhooks';
 import type { WebhookDelivery } from '../../schemas/webhooks.js';
-import type { AccountClocks, SandboxStore, WallClock, WebhookResponse, WebhookSender } from '../ports.js';
+import type { AccountClocks, SandboxStore, Timers, WallClock, WebhookResponse, WebhookSender } from '../ports.js';
 import { released } from './delivery-plan.js';
 import { heldIn, scheduleDelivery } from './change-log.js';
 import { Listeners } from './listeners.js';
@@ -23,6 +25,8 @@ export type DeliveryListener = (delivery: WebhookDelivery, accountId: string) =>
 export const DELIVERY_CONCURRENCY = 64;
 /** Attempts in flight at once to one endpoint. */
 export const ENDPOINT_CONCURRENCY = 8;
+/** While the API is busy, one waiting attempt starts this often (so none waits for ever). */
+export const BUSY_TRICKLE_MS = 100;
 
 /** What the dispatcher needs. */
 export interface DispatcherDeps {
@@ -31,6 +35,9 @@ export interface DispatcherDeps {
   wall: WallClock;
   sender: WebhookSender;
   scheduler: Scheduler;
+  timers: Timers;
+  /** Whether the API is under load; attempts wait while it is. */
+  apiLoad?: { readonly busy: boolean };
   onError(error: unknown): void;
   concurrency?: number;
 }
@@ -48,6 +55,8 @@ export class DeliveryDispatcher {
   readonly #signers = new Map<string, Webhook>();
   #active = 0;
   #idle: Array<() => void> = [];
+  /** The timer that starts the next attempt while the API is busy. */
+  #trickle: unknown;
   readonly #listeners: Listeners<Parameters<DeliveryListener>>;
 
   constructor(deps: DispatcherDeps) {
@@ -86,20 +95,47 @@ export class DeliveryDispatcher {
   /** Aborts attempts in flight (they stay pending, to be made again after a restart) and takes no more. */
   close(): void {
     this.#abort.abort();
+    if (this.#trickle !== undefined) this.#deps.timers.clearTimeout(this.#trickle);
+    this.#trickle = undefined;
     this.#waiting.clear();
     this.#waitingCount = 0;
   }
 
   #pump(): void {
+    if (this.#waitingCount === 0) return;
+    if (this.#deps.apiLoad?.busy) {
+      this.#trickleLater();
+      return;
+    }
+    this.#startWaiting(this.#concurrency);
+  }
+
+  /** Starts up to `limit` waiting attempts, within the overall and per-endpoint bounds. */
+  #startWaiting(limit: number): void {
+    let started = 0;
     for (const [endpointId, queue] of this.#waiting) {
       let active = this.#activeByEndpoint.get(endpointId) ?? 0;
-      while (this.#active < this.#concurrency && active < ENDPOINT_CONCURRENCY && queue.length > 0) {
+      while (started < limit && this.#active < this.#concurrency && active < ENDPOINT_CONCURRENCY && queue.length > 0) {
         active += 1;
+        started += 1;
         this.#start(queue.shift()!);
       }
       if (queue.length === 0) this.#waiting.delete(endpointId);
-      if (this.#active >= this.#concurrency) return;
+      if (this.#active >= this.#concurrency || started >= limit) return;
     }
+  }
+
+  #trickleLater(): void {
+    if (this.#trickle !== undefined || this.#abort.signal.aborted) return;
+    this.#trickle = this.#deps.timers.setTimeout(() => {
+      this.#trickle = undefined;
+      if (this.#deps.apiLoad?.busy) {
+        this.#startWaiting(1);
+        if (this.#waitingCount > 0) this.#trickleLater();
+      } else {
+        this.#pump();
+      }
+    }, BUSY_TRICKLE_MS);
   }
 
   #start(delivery: DeliveryRecord): void {
