@@ -164,7 +164,7 @@ function expectWellFormed(request: { method: string; path: string; headers?: Rec
 
   // The one redirect: `/` sends a person's browser to the dashboard (README, "Dashboard").
   if (res.status >= 300 && res.status < 400) {
-    expect([res.status, method, request.path.replace(/^[a-z]+:\/\/[^/]*/i, '').split('?')[0]], context).toEqual([302, method === 'HEAD' ? 'HEAD' : 'GET', '/']);
+    expect([res.status, method, request.path.replace(/^[a-z]+:\/\/[^/]*/i, '').split(/[?#]/)[0]], context).toEqual([302, method === 'HEAD' ? 'HEAD' : 'GET', '/']);
     expect(res.headers.location, context).toBe('/dashboard');
     return;
   }

@@ -9,7 +9,7 @@ import { newId } from '../ids.js';
 import type { PaymentRequestRecord, PaymentRequestStatus } from '../payments/payment-request.js';
 import { toPaymentRequestView } from '../payments/payment-request-view.js';
 import { nextChangeAtMs } from '../payments/state-machine.js';
-import type { RandomSource, SandboxStore } from '../ports.js';
+import type { AccountClocks, RandomSource, SandboxStore } from '../ports.js';
 import { planDeliveries } from './delivery-plan.js';
 import { Listeners } from './listeners.js';
 import { toEventView, type DeliveryRecord, type EventRecord } from './records.js';
@@ -28,6 +28,7 @@ const EVENT_TYPE_OF: Record<PaymentRequestStatus, EventType> = {
 /** What the change log needs. */
 export interface ChangeLogDeps {
   store: SandboxStore;
+  clocks: Pick<AccountClocks, 'now'>;
   random: RandomSource;
   scheduler: Scheduler;
   /** Sees a listener's exception (a listener must not break the API). */
@@ -54,7 +55,7 @@ export class ChangeLog {
    * durable. The write is made before this returns its promise, so reads see it at once.
    */
   async save(record: PaymentRequestRecord, previous?: PaymentRequestRecord): Promise<void> {
-    const { store, random, scheduler } = this.#deps;
+    const { store, clocks, random, scheduler } = this.#deps;
     if (previous !== undefined && previous.status === record.status) {
       await store.savePaymentRequest(record);
       return;
@@ -67,7 +68,7 @@ export class ChangeLog {
       timestamp: previous === undefined ? record.createdAt : record.updatedAt,
       data: toPaymentRequestView(record),
     };
-    const deliveries = planDeliveries(event, store.endpointsOf(record.accountId), heldIn(store), random);
+    const deliveries = planDeliveries(event, store.endpointsOf(record.accountId), heldIn(store), random, clocks.now(record.accountId));
     const durable = store.commit({ paymentRequests: [record], events: [event], deliveries });
     const changeAtMs = nextChangeAtMs(record);
     if (changeAtMs !== undefined) scheduler.add(record.accountId, changeAtMs, { kind: 'paymentRequest', id: record.id });

@@ -36,8 +36,12 @@ export function planDeliveries(
   endpoints: EndpointRecord[],
   heldDeliveries: (endpoint: EndpointRecord, paymentRequestId: string) => DeliveryRecord[],
   random: RandomSource,
+  nowMs: number,
 ): DeliveryRecord[] {
-  const eventMs = Date.parse(event.timestamp);
+  // Due when the change happened: the event's time, unless that is ahead of the account's clock,
+  // as a transition's `updatedAt` is (1 ms) on a frozen clock that shows the create's instant;
+  // due then, the delivery would wait for a clock that never moves.
+  const eventMs = Math.min(Date.parse(event.timestamp), nowMs);
   const planned: DeliveryRecord[] = [];
   for (const endpoint of endpoints) {
     const { faults } = endpoint;

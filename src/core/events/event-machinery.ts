@@ -79,7 +79,7 @@ export function createEventMachinery(options: EventMachineryOptions): EventMachi
   };
   const timers = options.timers ?? platformTimers;
   const scheduler = new Scheduler({ clocks: rawClocks, wall, timers, run, onError });
-  changeLog = new ChangeLog({ store, random, scheduler, onError });
+  changeLog = new ChangeLog({ store, clocks: rawClocks, random, scheduler, onError });
   dispatcher = new DeliveryDispatcher({ store, clocks: rawClocks, wall, sender, scheduler, timers, onError, ...(options.apiLoad ? { apiLoad: options.apiLoad } : {}) });
   const endpoints = new WebhookEndpoints({ store, clocks: rawClocks, random, allowedHosts: options.allowedHosts });
   const log = new EventLog({ store, clocks: rawClocks, random, scheduler });
