@@ -98,7 +98,8 @@ try {
   // Deliveries cost the server sending them: one endpoint, a receiver in its own process answering 200.
   const receiver = spawnServer('webhook receiver', ['bench/webhook-receiver.ts']);
   servers.push(receiver);
-  const withWebhook = spawnServer('memory webhook', [COMPILED_CLI, 'serve', '--port', '0', '--webhook', await guarded(receiver.url), ...DEFAULT_FLAGS], nodeFlags, false);
+  const receiverUrl = await guarded(receiver.url);
+  const withWebhook = spawnServer('memory webhook', [COMPILED_CLI, 'serve', '--port', '0', '--webhook', receiverUrl, ...DEFAULT_FLAGS], nodeFlags, false);
   servers.push(withWebhook);
   const floor = spawnServer('floor', ['bench/floor-server.ts'], nodeFlags);
   servers.push(floor);
@@ -144,21 +145,30 @@ try {
     ],
   ];
   const pids = servers.map((server) => server.pid);
+  // Every create on the webhook server is an event its receiver must get, warm-up ones included.
+  let webhookCreates = 0;
+  const countCreates = (target: Target, run: LoadRun) => {
+    if (target === webhookTarget) webhookCreates += run.statusCodes['201'] ?? 0;
+  };
   const cases: Record<string, CaseFigures> = {};
   for (const [phase, group] of phases) {
     const runs = new Map<string, LoadRun[]>(group.map(([name]) => [name, []]));
     await step(`measuring ${phase} (warm-up, then ${load.rounds} rounds of each case)`, async () => {
       // Warm-up answers are dropped: the JIT and the connections settle first.
-      for (const [, target, request] of group) await guarded(runLoad(target, request, load.connections, load.warmupSeconds, pids));
+      for (const [, target, request] of group) countCreates(target, await guarded(runLoad(target, request, load.connections, load.warmupSeconds, pids)));
       for (let round = 0; round < load.rounds; round++) {
         for (const [name, target, request] of group) {
-          runs.get(name)!.push(await guarded(runLoad(target, request, load.connections, roundSeconds, pids)));
+          const run = await guarded(runLoad(target, request, load.connections, roundSeconds, pids));
+          countCreates(target, run);
+          runs.get(name)!.push(run);
         }
       }
     });
     for (const [name, caseRuns] of runs) cases[name] = summarize(caseRuns);
   }
 
+  const loadEndedAt = performance.now();
+  const drain = await step('waiting for every delivery to reach the receiver', () => waitForDeliveries(receiverUrl, webhookCreates, loadEndedAt));
   const deliveries = await step('reading the webhook server\'s delivery log', () => deliveryOutcomes(webhookTarget.url));
   const storage = await step(`measuring storage at ${RECORDS.toLocaleString('en')} records (compaction stalls, crash restarts)`, () =>
     measureStorage({ records: RECORDS, dataDir }),
@@ -167,7 +177,9 @@ try {
   const checks = startupChecks(onFile.startup);
   const warning = noiseWarning(cases, startups);
   console.log(`\n${caseTable(cases)}\n\n${ratioTable(measuredRatios)}\n\n${startupTable(startups, checks)}\n`);
-  console.log(`webhook deliveries during the bench (the newest kept): ${JSON.stringify(deliveries)}\n`);
+  console.log(
+    `webhook deliveries: ${drain.created} creates answered 201 to the load tool (the few in flight when a round stops make events too), ${drain.received} deliveries received, the last ${drain.secondsAfterLoad.toFixed(1)} s after the load ended; the newest kept attempts: ${JSON.stringify(deliveries)}\n`,
+  );
   console.log(`${storageTable(storage)}\n`);
   if (warning) console.log(`${warning}\n`);
 
@@ -176,7 +188,8 @@ try {
     const codes = JSON.stringify(c.statusCodes);
     console.error(`${name}: ${c.non2xx} non-2xx, ${c.errors} errors, ${c.timeouts} timeouts; status codes ${codes}`);
   }
-  answeredErrors = failing.length > 0;
+  if (drain.received < drain.created) console.error(`webhook deliveries: ${drain.created - drain.received} of ${drain.created} never reached the receiver`);
+  answeredErrors = failing.length > 0 || drain.received < drain.created;
 
   await step('stopping servers', stopAll);
   const totalSeconds = Math.round((performance.now() - benchStart) / 100) / 10;
@@ -200,7 +213,7 @@ try {
         ratios: measuredRatios,
         startup: startups,
         startupTargets: checks,
-        webhookDeliveries: deliveries,
+        webhookDeliveries: { ...drain, newestKept: deliveries },
         storage,
         warning: warning ?? null,
         totalSeconds,
@@ -260,6 +273,20 @@ function positiveFrom(variable: string, fallback: number): number {
   const value = text === undefined ? fallback : Number(text);
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${variable} must be a positive number (got "${text}")`);
   return value;
+}
+
+/**
+ * Waits until the receiver has got one delivery per created event (deliveries give way to a busy
+ * API, so some go out after the load): how many, and how long after the load the last one came.
+ */
+async function waitForDeliveries(receiverUrl: string, created: number, loadEndedAt: number): Promise<{ created: number; received: number; secondsAfterLoad: number }> {
+  const read = async () => ((await (await fetch(receiverUrl)).json()) as { received: number }).received;
+  let received = await read();
+  while (received < created && performance.now() - loadEndedAt < 120_000) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    received = await read();
+  }
+  return { created, received, secondsAfterLoad: (performance.now() - loadEndedAt) / 1000 };
 }
 
 /** How the webhook server's kept delivery attempts went: they must have gone out and succeeded. */
