@@ -6,7 +6,7 @@
  * redactor that knows them, error messages included.
  */
 import { spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { CheckFailure } from '../../conformance/check.js';
 import { TargetUnreachable } from '../../conformance/client.js';
@@ -17,7 +17,7 @@ import { formatCheckLine, formatPretty, formatSummary, shouldColor } from '../..
 import type { ConformanceResult } from '../../conformance/result.js';
 import { ConformanceUsageError, runConformance } from '../../conformance/run-conformance.js';
 import { oneOf, parseBaseUrl, wholeNumber } from './args.js';
-import { assertWritableDirectory, PROCESS_IO, runRedacted, type CommandIo } from './report-command.js';
+import { assertWritableDirectory, emitReport, PROCESS_IO, runRedacted, type CommandIo } from './report-command.js';
 import { UsageError } from './usage-error.js';
 
 /** The usage text of `lnpr conformance`. */
@@ -107,17 +107,7 @@ async function run(args: string[], io: ConformanceIo, redact: (text: string) => 
   }
   say(formatSummary(result, { color }));
 
-  const report = redact(reporter === 'junit' ? formatJunit(result) : reporter === 'json' ? formatJson(result) : formatPretty(result));
-  if (output !== undefined) {
-    try {
-      await writeFile(output, report);
-    } catch (error) {
-      throw new UsageError(`--output ${output}: ${(error as Error).message}`);
-    }
-  } else if (reporter !== 'pretty') {
-    io.stdout.write(report);
-  }
-  if (!result.passed) process.exitCode = 1;
+  await emitReport(result, { reporter, reporters: { pretty: formatPretty, junit: formatJunit, json: formatJson }, output, redact, io });
 }
 
 function parseOptions(args: string[]) {

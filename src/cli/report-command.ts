@@ -1,10 +1,10 @@
 /**
  * What the commands that test someone else's system share (`lnpr conformance`, `lnpr webhooks
  * check`): their streams, secrets kept out of everything they print (even a usage error or a
- * stack trace), and an `--output` directory checked before any work is done.
+ * stack trace), an `--output` directory checked before any work is done, and where the report goes.
  */
 import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { access, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from './usage-error.js';
 
@@ -39,4 +39,33 @@ export async function assertWritableDirectory(output: string): Promise<void> {
   } catch (error) {
     throw new UsageError(`--output ${output}: the directory cannot be written: ${(error as Error).message}`);
   }
+}
+
+/** The reports both commands write, by `--reporter` name. */
+export interface Reporters<Result> {
+  pretty(result: Result): string;
+  junit(result: Result): string;
+  json(result: Result): string;
+}
+
+/**
+ * Writes the chosen report, redacted: to `--output` if given, else to stdout (the pretty one only
+ * to a file, since its lines were already printed as the run went); a failed run exits 1.
+ */
+export async function emitReport<Result extends { passed: boolean }>(
+  result: Result,
+  options: { reporter: keyof Reporters<Result>; reporters: Reporters<Result>; output: string | undefined; redact: (text: string) => string; io: CommandIo },
+): Promise<void> {
+  const { reporter, reporters, output, redact, io } = options;
+  const report = redact(reporters[reporter](result));
+  if (output !== undefined) {
+    try {
+      await writeFile(output, report);
+    } catch (error) {
+      throw new UsageError(`--output ${output}: ${(error as Error).message}`);
+    }
+  } else if (reporter !== 'pretty') {
+    io.stdout.write(report);
+  }
+  if (!result.passed) process.exitCode = 1;
 }

@@ -5,7 +5,6 @@
  * does not answer the first delivery (thrown as `UsageError`). The secret is never printed:
  * everything written goes through a redactor that knows it, error messages included.
  */
-import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { shouldColor } from '../../conformance/reporters/pretty.js';
 import { formatJson } from '../webhook-check/reporters/json.js';
@@ -15,7 +14,7 @@ import type { WebhookCheckResult } from '../webhook-check/result.js';
 import { ReceiverUnreachable, runWebhookCheck } from '../webhook-check/run-webhook-check.js';
 import { InvalidWebhookSecret, parseWebhookSecret, redactor, secretForms } from '../webhook-check/webhook-secret.js';
 import { oneOf } from './args.js';
-import { assertWritableDirectory, PROCESS_IO, runRedacted, type CommandIo } from './report-command.js';
+import { assertWritableDirectory, emitReport, PROCESS_IO, runRedacted, type CommandIo } from './report-command.js';
 import { UsageError } from './usage-error.js';
 
 /** The usage text of `lnpr webhooks check`. */
@@ -72,17 +71,7 @@ async function run(args: string[], io: WebhooksCheckIo, redact: (text: string) =
   }
   say(formatSummary(result, { color }));
 
-  const report = redact(reporter === 'junit' ? formatJunit(result) : reporter === 'json' ? formatJson(result) : formatPretty(result));
-  if (output !== undefined) {
-    try {
-      await writeFile(output, report);
-    } catch (error) {
-      throw new UsageError(`--output ${output}: ${(error as Error).message}`);
-    }
-  } else if (reporter !== 'pretty') {
-    io.stdout.write(report);
-  }
-  if (!result.passed) process.exitCode = 1;
+  await emitReport(result, { reporter, reporters: { pretty: formatPretty, junit: formatJunit, json: formatJson }, output, redact, io });
 }
 
 function parseOptions(args: string[]) {
