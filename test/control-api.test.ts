@@ -13,11 +13,7 @@ beforeEach(async () => {
   for (const key of [KEYS.custodial, KEYS.nwc]) expect((await server.api('/sandbox/v1/reset', { method: 'POST', key })).status).toBe(204);
 });
 
-const create = async (overrides: Record<string, unknown> = {}, key: string = KEYS.custodial) => {
-  const res = await server.api('/api/v1/payment-requests', { key, body: createBody(overrides) });
-  expect(res.status).toBe(201);
-  return res.body;
-};
+const create = (overrides: Record<string, unknown> = {}, key: string = KEYS.custodial) => server.create(overrides, key);
 const control = (path: string, body?: unknown, key: string = KEYS.custodial) =>
   server.api(`/sandbox/v1${path}`, { method: 'POST', key, ...(body !== undefined ? { body } : {}) });
 const read = (id: string, key: string = KEYS.custodial) => server.api(`/api/v1/payment-requests/${id}`, { key });

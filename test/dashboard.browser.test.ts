@@ -14,7 +14,7 @@ import jsqr from 'jsqr';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { browserForSuite, launchBrowser } from './support/browser.js';
-import { createBody, KEYS, startServer, type RunningServer } from './support/sandbox-server.js';
+import { KEYS, startServer, type RunningServer } from './support/sandbox-server.js';
 import { startReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const SUITE = 'the dashboard and the pay page in headless Chromium';
@@ -129,11 +129,8 @@ describe.runIf(executablePath !== null)(SUITE, () => {
     await page.locator('#account[aria-busy="false"]').waitFor();
   }
 
-  const create = async (overrides: Record<string, unknown> = {}, key: string = KEYS.custodial) => {
-    const res = await server.api('/api/v1/payment-requests', { key, body: createBody(overrides) });
-    expect(res.status).toBe(201);
-    return res.body as { id: string; invoice: string; expiresAt: string; [field: string]: unknown };
-  };
+  const create = async (overrides: Record<string, unknown> = {}, key: string = KEYS.custodial) =>
+    (await server.create(overrides, key)) as { id: string; invoice: string; expiresAt: string; [field: string]: unknown };
   const statusOf = async (id: string, key: string = KEYS.custodial) => (await server.api(`/api/v1/payment-requests/${id}`, { key })).body.status as string;
   const requestItem = (page: Page, id: string) => page.locator(`li.request[data-id="${id}"]`);
   const statusText = (page: Page, id: string) => requestItem(page, id).locator('[data-role="status"]').innerText();

@@ -6,9 +6,9 @@
 import { afterEach, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../src/sandbox.js';
 import type { WebhookSender } from '../src/core/ports.js';
-import { createBody, KEYS } from './support/sandbox-server.js';
+import { callSandbox } from './support/in-process.js';
+import { createBody } from './support/sandbox-server.js';
 
-const auth = { authorization: `Bearer ${KEYS.custodial}`, 'content-type': 'application/json' };
 let sandbox: Sandbox | undefined;
 afterEach(() => sandbox?.close());
 
@@ -23,8 +23,8 @@ it.each(['complete', 'fail', 'expire'])('%s on a frozen clock at the create\'s i
   const wholeSecond = Date.UTC(2026, 10, 23, 12, 0, 0);
   sandbox = createSandbox({ webhookSender: sender, clock: 'frozen', wallClock: { now: () => wholeSecond } });
   const call = async (method: string, url: string, body?: unknown) => {
-    const response = await sandbox!.handle({ method, url, headers: auth, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-    return { status: response.status, body: JSON.parse(response.body ?? 'null') as Record<string, any> };
+    const response = await callSandbox(sandbox!, method, url, body);
+    return { status: response.status, body: response.body! };
   };
   expect((await call('POST', '/sandbox/v1/webhook-endpoints', { url: 'http://receiver.test/hooks' })).status).toBe(201);
   const created = await call('POST', '/api/v1/payment-requests', createBody());

@@ -6,9 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../src/store/memory-store.js';
 import { createSandbox, type Sandbox } from '../src/sandbox.js';
 import type { WebhookSender } from '../src/core/ports.js';
-import { createBody, KEYS } from './support/sandbox-server.js';
-
-const auth = { authorization: `Bearer ${KEYS.custodial}`, 'content-type': 'application/json' };
+import { callSandbox } from './support/in-process.js';
+import { createBody } from './support/sandbox-server.js';
 
 /** A sender that answers `status` after `delayMs`, recording the event id of every attempt. */
 function recordingSender(status = 200, delayMs = 0): WebhookSender & { sent: string[] } {
@@ -26,10 +25,7 @@ function recordingSender(status = 200, delayMs = 0): WebhookSender & { sent: str
 let sandbox: Sandbox | undefined;
 afterEach(() => sandbox?.close());
 
-async function call(method: string, url: string, body?: unknown) {
-  const response = await sandbox!.handle({ method, url, headers: auth, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  return { status: response.status, body: response.body ? (JSON.parse(response.body) as Record<string, any>) : undefined };
-}
+const call = (method: string, url: string, body?: unknown) => callSandbox(sandbox!, method, url, body);
 
 async function addEndpoint(): Promise<void> {
   expect((await call('POST', '/sandbox/v1/webhook-endpoints', { url: 'http://receiver.test/hooks' })).status).toBe(201);

@@ -23,11 +23,7 @@ afterEach(async () => {
   await receiver.close();
 });
 
-const create = async (overrides: Record<string, unknown> = {}, key: string = KEYS.custodial) => {
-  const res = await server.api('/api/v1/payment-requests', { key, body: createBody(overrides) });
-  expect(res.status).toBe(201);
-  return res.body;
-};
+const create = (overrides: Record<string, unknown> = {}, key: string = KEYS.custodial) => server.create(overrides, key);
 const control = (path: string, body?: unknown, key: string = KEYS.custodial) =>
   server.api(`/sandbox/v1${path}`, { method: 'POST', key, ...(body !== undefined ? { body } : {}) });
 const advance = (seconds: number, key: string = KEYS.custodial) => control('/clock/advance', { seconds }, key);

@@ -3,6 +3,7 @@ import { buildServer } from '../../src/http/server.js';
 import { webPagesOf, type WebPagesOptions } from '../../src/http/web-pages.js';
 import { createNodeSandbox, type NodeSandboxOptions } from '../../src/sandbox.node.js';
 import type { Sandbox } from '../../src/sandbox.js';
+import { expect } from 'vitest';
 
 /** A running sandbox server. */
 export interface RunningServer {
@@ -10,6 +11,8 @@ export interface RunningServer {
   sandbox: Sandbox;
   /** fetch against the server with a JSON body and a key (default: the custodial test key). */
   api(path: string, init?: ApiInit): Promise<ApiResult>;
+  /** Creates a payment request (`createBody` with overrides), expects a 201 and returns the body. */
+  create(overrides?: Record<string, unknown>, key?: string): Promise<any>;
   close(): Promise<void>;
 }
 
@@ -53,6 +56,11 @@ export async function startServer(
     url,
     sandbox,
     api: (path, init = {}) => api(url, path, init),
+    async create(overrides = {}, key = KEYS.custodial) {
+      const res = await api(url, '/api/v1/payment-requests', { key, body: createBody(overrides) });
+      expect(res.status).toBe(201);
+      return res.body;
+    },
     async close() {
       await app.close();
       sandbox.close();
