@@ -6,12 +6,7 @@
 import type { ApiClient } from './client.js';
 import type { LifecycleDriver } from './lifecycle-driver.js';
 import type { ConformanceOptions } from './options.js';
-
-/** MUST fails the run; SHOULD only warns. */
-export type CheckLevel = 'MUST' | 'SHOULD';
-
-/** `core` checks are black-box; `lifecycle` checks need a way to move requests on. */
-export type CheckProfile = 'core' | 'lifecycle';
+import type { CheckLevel, CheckProfile } from './vocabulary.js';
 
 /** What a check may need beyond the main key. */
 export type CheckNeed = 'readOnlyKey' | 'nwcKey' | 'controls';
@@ -50,14 +45,4 @@ export interface ResolvedKeys {
   apiKey: string;
   readOnlyKey?: string;
   nwcKey?: string;
-}
-
-/** Thrown by a check whose expectation does not hold. */
-export class CheckFailure extends Error {
-  override readonly name = 'CheckFailure';
-}
-
-/** Thrown by a check that cannot run against this target (it is reported as skipped). */
-export class CheckSkipped extends Error {
-  override readonly name = 'CheckSkipped';
 }

@@ -2,10 +2,8 @@
 export { runConformance, ConformanceUsageError } from './run-conformance.js';
 export { TargetUnreachable } from './client.js';
 export { ALL_CHECKS } from './checks/index.js';
-export type { ConformanceOptions, Profile } from './options.js';
-export type { ConformanceResult, CheckResult, CheckOutcome } from './result.js';
-export type { Check, CheckLevel, CheckProfile } from './check.js';
-export { formatCheckLine, formatSummary } from './reporters/pretty.js';
-export { formatJunit } from './reporters/junit.js';
-export { formatJson } from './reporters/json.js';
+export type { ConformanceOptions } from './options.js';
+export type { ConformanceResult, CheckResult } from './result.js';
+export type { Check } from './check.js';
+export type { CheckLevel, CheckOutcome, CheckProfile, Profile } from './vocabulary.js';
 export { parseKnownFailing } from './known-failing.js';

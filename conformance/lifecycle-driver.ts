@@ -3,8 +3,9 @@
  * can complete, fail and expire (by moving its clock); a real implementation can only be paid, by
  * a wallet the user names (`--pay-command`). Checks ask for what they need and skip otherwise.
  */
+import { CheckFailure, CheckSkipped } from './check-errors.js';
 import type { ApiClient } from './client.js';
-import { CheckFailure, CheckSkipped } from './check.js';
+import type { LifecycleKind } from './vocabulary.js';
 
 /** A payment request as the driver needs it. */
 export interface DrivenRequest {
@@ -14,7 +15,7 @@ export interface DrivenRequest {
 
 /** Moves payment requests on. */
 export interface LifecycleDriver {
-  kind: 'controls' | 'pay-command';
+  kind: LifecycleKind;
   /** Pays the request. */
   complete(request: DrivenRequest): Promise<void>;
   /** Makes the payment fail; controls only. */

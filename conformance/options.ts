@@ -1,8 +1,6 @@
 /** The options of a conformance run, shared by `runConformance` and `lnpr conformance`. */
 import type { CheckResult } from './result.js';
-
-/** Which checks run: `core` (black box), `lifecycle` (needs controls or a pay command), `full` (both). */
-export type Profile = 'core' | 'lifecycle' | 'full';
+import type { Profile } from './vocabulary.js';
 
 /** Options of `runConformance`. */
 export interface ConformanceOptions {

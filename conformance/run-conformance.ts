@@ -2,12 +2,14 @@
  * `runConformance`: runs the checks of a profile against one target and classifies each result.
  * It knows the target only through HTTP.
  */
+import type { Check, CheckContext } from './check.js';
+import { CheckFailure, CheckSkipped } from './check-errors.js';
 import { ALL_CHECKS } from './checks/index.js';
-import { CheckFailure, CheckSkipped, type Check, type CheckContext } from './check.js';
 import { ApiClient, TargetUnreachable } from './client.js';
 import { controlsDriver, detectControls, payCommandDriver, type LifecycleDriver } from './lifecycle-driver.js';
-import type { ConformanceOptions, Profile } from './options.js';
-import type { CheckOutcome, CheckResult, ConformanceResult } from './result.js';
+import type { ConformanceOptions } from './options.js';
+import type { CheckResult, ConformanceResult } from './result.js';
+import { CHECK_OUTCOMES, PROFILES, type CheckOutcome, type Profile } from './vocabulary.js';
 
 /** A run that cannot start: bad options (exit status 2, like an unreachable target). */
 export class ConformanceUsageError extends Error {
@@ -18,7 +20,7 @@ export class ConformanceUsageError extends Error {
 export async function runConformance(options: ConformanceOptions, checks: readonly Check[] = ALL_CHECKS): Promise<ConformanceResult> {
   const started = performance.now();
   const profile: Profile = options.profile ?? 'core';
-  if (!['core', 'lifecycle', 'full'].includes(profile)) throw new ConformanceUsageError(`unknown profile "${profile}": core, lifecycle or full`);
+  if (!PROFILES.includes(profile)) throw new ConformanceUsageError(`unknown profile "${profile}": ${PROFILES.slice(0, -1).join(', ')} or ${PROFILES.at(-1)}`);
   if (options.minAmount !== undefined && !(Number.isSafeInteger(options.minAmount) && options.minAmount >= 1)) {
     throw new ConformanceUsageError(`minAmount must be a whole number of sats, at least 1`);
   }
@@ -131,7 +133,7 @@ const NEED_HINTS = {
 } as const;
 
 function countOutcomes(results: CheckResult[]): Record<CheckOutcome, number> {
-  const counts: Record<CheckOutcome, number> = { passed: 0, failed: 0, warned: 0, skipped: 0, 'known-failure': 0, 'unexpected-pass': 0 };
+  const counts = Object.fromEntries(CHECK_OUTCOMES.map((outcome) => [outcome, 0])) as Record<CheckOutcome, number>;
   for (const result of results) counts[result.outcome]++;
   return counts;
 }

@@ -14,11 +14,12 @@ async function endpoints(context: Parameters<Check['run']>[0]): Promise<Array<[s
   ];
 }
 
-function rejects(id: string, title: string, authorization: string | null): Check {
+function rejects(id: string, title: string, statement: string, authorization: string | null): Check {
   return {
     id,
     title,
     section: SECTION,
+    statement,
     level: 'MUST',
     profile: 'core',
     async run(context) {
@@ -46,10 +47,10 @@ function elsewhere(key: string): Array<{ what: string; headers: Record<string, s
 
 /** The authentication checks. */
 export const authChecks: Check[] = [
-  rejects('auth.missing-key', 'No Authorization header', null),
-  rejects('auth.malformed-header', 'A malformed Authorization header', 'Token not-a-bearer-key'),
-  rejects('auth.empty-bearer', 'A Bearer scheme without a key', 'Bearer'),
-  rejects('auth.unknown-key', 'An unknown API key', 'Bearer sk_lnpr_conformance_unknown_key'),
+  rejects('auth.missing-key', 'No Authorization header', 'Authentication 1 and 3: "Every request carries an API key"; "A request with a missing … key gets 401"', null),
+  rejects('auth.malformed-header', 'A malformed Authorization header', 'Authentication 2 and 3: the key goes as "Authorization: Bearer <API_KEY>"; an invalid one gets 401', 'Token not-a-bearer-key'),
+  rejects('auth.empty-bearer', 'A Bearer scheme without a key', 'Authentication 3: "A request with a missing or invalid key gets 401 Unauthorized"', 'Bearer'),
+  rejects('auth.unknown-key', 'An unknown API key', 'Authentication 3: "A request with a missing or invalid key gets 401 Unauthorized"', 'Bearer sk_lnpr_conformance_unknown_key'),
   {
     id: 'auth.bearer-only',
     title: 'The valid key sent other than as "Authorization: Bearer <key>" (bare, Basic, X-API-Key, Api-Key) is refused',
@@ -76,6 +77,7 @@ export const authChecks: Check[] = [
     id: 'auth.read-only-cannot-create',
     title: 'A key without create permission gets 401 on create',
     section: SECTION,
+    statement: 'Authentication 4: "A key that lacks permission for an action also gets 401 (stated for creation)"',
     level: 'MUST',
     profile: 'core',
     needs: ['readOnlyKey'],

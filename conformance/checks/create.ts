@@ -37,11 +37,19 @@ const RESOURCE = 'Resources › Payment request';
 const SPEC_FIELDS = new Set([...Object.keys(FIELD_RULES), 'metadata', 'nwcRelay', 'preimage']);
 
 /** A check that reads the shared request (created once, with metadata). */
-function onShared(id: string, title: string, section: string, test: (body: Record<string, any>, context: CheckContext) => void, level: Check['level'] = 'MUST'): Check {
+function onShared(
+  id: string,
+  title: string,
+  section: string,
+  statement: string,
+  test: (body: Record<string, any>, context: CheckContext) => void,
+  level: Check['level'] = 'MUST',
+): Check {
   return {
     id,
     title,
     section,
+    statement,
     level,
     profile: 'core',
     async run(context) {
@@ -65,11 +73,18 @@ function fieldsProblem(body: Record<string, unknown>, fields: readonly string[])
  * each GET, of every key, pending or completed): checks marked `last` see them all. It needs one
  * object at least, so it creates the shared request first.
  */
-function everyObject(id: string, title: string, test: (body: Record<string, unknown>) => string | undefined, observe?: (body: Record<string, any>, context: CheckContext) => void): Check {
+function everyObject(
+  id: string,
+  title: string,
+  statement: string,
+  test: (body: Record<string, unknown>) => string | undefined,
+  observe?: (body: Record<string, any>, context: CheckContext) => void,
+): Check {
   return {
     id,
     title,
     section: RESOURCE,
+    statement,
     level: 'MUST',
     profile: 'core',
     last: true,
@@ -108,6 +123,7 @@ export const createChecks: Check[] = [
     id: 'create.status-201',
     title: 'A valid create answers 201 Created with a JSON object',
     section: CREATE,
+    statement: 'Create: "201 Created: Payment request object"',
     level: 'MUST',
     profile: 'core',
     async run(context) {
@@ -116,30 +132,31 @@ export const createChecks: Check[] = [
       assert(isObject(answer.body), `POST ${COLLECTION}: expected a JSON object in the 201 body, got ${describeBody(answer) || 'an empty body'}`);
     },
   },
-  everyObject('create.id-format', 'id is a string "pr_<identifier>" (in every payment request received)', (body) => fieldsProblem(body, ['id']), (body, context) => {
+  everyObject('create.id-format', 'id is a string "pr_<identifier>" (in every payment request received)', 'Resources: id, "a string with the prefix pr_", shaped pr_<identifier>', (body) => fieldsProblem(body, ['id']), (body, context) => {
     if (typeof body.id === 'string') context.observe('idFormat', idShape(body.id));
   }),
-  onShared('create.status-pending', 'status is "pending" on creation', 'States and transitions', (body) => {
+  onShared('create.status-pending', 'status is "pending" on creation', 'States and transitions', 'States: pending, "the initial state returned on creation"; Create: 201 with "status (pending)"', (body) => {
     assert(body.status === 'pending', `the 201 body: expected status "pending", got ${show(body.status)}`);
   }),
-  onShared('create.amount-echo', 'amount is a number equal to the amount sent', CREATE, (body) => {
+  onShared('create.amount-echo', 'amount is a number equal to the amount sent', CREATE, 'Resources: amount, a number, "Amount in satoshis" (the amount sent)', (body) => {
     assert(body.amount === validBody().amount, `the 201 body: expected amount ${validBody().amount} (a number), got ${show(body.amount)}`);
   }),
-  onShared('create.description-echo', 'description is the description sent', CREATE, (body) => {
+  onShared('create.description-echo', 'description is the description sent', CREATE, 'Resources: description, a string, "Description of the payment" (the one sent)', (body) => {
     assert(body.description === validBody().description, `the 201 body: expected description ${show(validBody().description)}, got ${show(body.description)}`);
   }),
-  onShared('create.metadata-echo', 'metadata is returned as given (deep equal, nested values kept)', RESOURCE, (body) => {
+  onShared('create.metadata-echo', 'metadata is returned as given (deep equal, nested values kept)', RESOURCE, 'Resources: metadata, "Custom key-value pairs supplied at creation, returned as given"', (body) => {
     assert(has(body, 'metadata'), 'the 201 body: expected metadata (it was given), got no such field');
     assert(deepEqual(body.metadata, SHARED_METADATA), `the 201 body: expected metadata ${show(SHARED_METADATA)}, got ${show(body.metadata)}`);
   }),
-  everyObject('create.invoice-present', 'invoice is a non-empty string (in every payment request received)', (body) => fieldsProblem(body, ['invoice'])),
-  everyObject('create.payment-hash-format', 'paymentHash is 64 hex digits (in every payment request received)', (body) => fieldsProblem(body, ['paymentHash'])),
-  everyObject('create.expires-at-format', 'expiresAt is an ISO 8601 UTC timestamp with milliseconds (in every payment request received)', (body) => fieldsProblem(body, ['expiresAt'])),
-  everyObject('create.is-nwc-boolean', 'isNwc is a boolean (in every payment request received)', (body) => fieldsProblem(body, ['isNwc'])),
-  everyObject('create.fee-fields', 'feeAmount and feePercentage are numbers (in every payment request received)', (body) => fieldsProblem(body, ['feeAmount', 'feePercentage'])),
+  everyObject('create.invoice-present', 'invoice is a non-empty string (in every payment request received)', 'Resources: invoice, a string, present "on create; on read" (BOLT11 text)', (body) => fieldsProblem(body, ['invoice'])),
+  everyObject('create.payment-hash-format', 'paymentHash is 64 hex digits (in every payment request received)', 'Resources: paymentHash, a string, present "on create; on read"', (body) => fieldsProblem(body, ['paymentHash'])),
+  everyObject('create.expires-at-format', 'expiresAt is an ISO 8601 UTC timestamp with milliseconds (in every payment request received)', 'Resources: expiresAt, always, "ISO 8601 UTC timestamp with milliseconds"', (body) => fieldsProblem(body, ['expiresAt'])),
+  everyObject('create.is-nwc-boolean', 'isNwc is a boolean (in every payment request received)', 'Resources: isNwc, a boolean, always; "The mode is reported in every payment request response by the field isNwc"', (body) => fieldsProblem(body, ['isNwc'])),
+  everyObject('create.fee-fields', 'feeAmount and feePercentage are numbers (in every payment request received)', 'Resources: feeAmount "Fee in satoshis" and feePercentage "Fee percentage applied", numbers, always', (body) => fieldsProblem(body, ['feeAmount', 'feePercentage'])),
   everyObject(
     'create.timestamps-format',
     'createdAt and updatedAt are ISO 8601 UTC timestamps (in every payment request received)',
+    'Resources: createdAt and updatedAt, always, "ISO 8601 UTC timestamp"',
     (body) => fieldsProblem(body, ['createdAt', 'updatedAt']),
     (body, context) => {
       if (typeof body.createdAt !== 'string') return;
@@ -151,32 +168,35 @@ export const createChecks: Check[] = [
     'create.updated-at-not-before-created',
     'updatedAt is not before createdAt',
     RESOURCE,
+    'Resources: updatedAt "changes when the record changes" (so it starts at creation)',
     (body) => {
       assert(timeOf(body.updatedAt) >= timeOf(body.createdAt), `expected updatedAt ≥ createdAt, got createdAt ${show(body.createdAt)}, updatedAt ${show(body.updatedAt)}`);
     },
     'SHOULD',
   ),
-  everyObject('create.no-destination-wallet', 'destinationWallet is in no response', (body) =>
+  everyObject('create.no-destination-wallet', 'destinationWallet is in no response', 'Resources: destinationWallet "is stored with the request … It is not among the fields shown in responses"', (body) =>
     has(body, 'destinationWallet') ? `expected no destinationWallet field, got ${show(body.destinationWallet)}` : undefined,
   ),
-  everyObject('create.no-preimage', 'No preimage unless completed', (body) =>
+  everyObject('create.no-preimage', 'No preimage unless completed', 'Resources: preimage "available after successful completion"', (body) =>
     body.status !== 'completed' && has(body, 'preimage') ? `status ${show(body.status)}: expected no preimage field, got one` : undefined,
   ),
   everyObject(
     'create.nwc-relay-only-when-nwc',
     'nwcRelay is absent when isNwc is false',
+    'Resources: nwcRelay "Present only when isNwc is true"',
     (body) => (body.isNwc === false && has(body, 'nwcRelay') ? `isNwc false: expected no nwcRelay field, got ${show(body.nwcRelay)}` : undefined),
     (body, context) => {
       if (body.isNwc === true) context.observe('mainKeyMode', 'non-custodial (isNwc true)');
     },
   ),
-  onShared('create.default-expiry', 'Without expiresIn, expiresAt is createdAt + 3600 s', 'Limits', (body) => {
+  onShared('create.default-expiry', 'Without expiresIn, expiresAt is createdAt + 3600 s', 'Limits', 'Create: expiresIn "default 3600"; Limits: "expiresIn default: 3600 seconds"', (body) => {
     assertValidity(body, 3600, 'without expiresIn');
   }),
   {
     id: 'create.expires-in-honoured',
     title: 'With expiresIn, expiresAt is createdAt + expiresIn',
     section: CREATE,
+    statement: 'Create: expiresIn, "Validity in seconds"',
     level: 'MUST',
     profile: 'core',
     async run(context) {
@@ -187,6 +207,7 @@ export const createChecks: Check[] = [
     id: 'create.without-metadata',
     title: 'A create without metadata (and with expiresIn) is accepted and echoes amount and description',
     section: CREATE,
+    statement: 'Create: metadata, "Required: no"',
     level: 'MUST',
     profile: 'core',
     async run(context) {
@@ -221,6 +242,7 @@ export const createChecks: Check[] = [
     id: 'create.unique-ids',
     title: 'Requests get different ids, payment hashes and invoices (also when created at once)',
     section: RESOURCE,
+    statement: 'Resources: a payment request is "Identified by id"',
     level: 'MUST',
     profile: 'core',
     async run(context) {

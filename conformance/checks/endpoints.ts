@@ -13,7 +13,7 @@ import { assert, COLLECTION, getPaymentRequest, requestPath, sharedCreateAnswer,
 const SPEC_STATUSES = new Set([200, 201, 400, 401, 404]);
 
 /** `application/json` or a `+json` type (e.g. application/problem+json), parameters allowed; a charset, if any, UTF-8 (RFC 8259 §8.1). */
-export function isJsonMediaType(contentType: string | null): boolean {
+function isJsonMediaType(contentType: string | null): boolean {
   if (contentType === null) return false;
   const [type, ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
   if (!/^application\/([a-z0-9!#$&^_.-]+\+)?json$/.test(type ?? '')) return false;

@@ -40,7 +40,7 @@ const ROUNDINGS = {
 const BELOW_THRESHOLD = [21, 100, 500, 999] as const;
 
 /** The fees the rules allow for `amount` under each rounding (floor, round, ceil, none). */
-export function allowedFees(amount: number): number[] {
+function allowedFees(amount: number): number[] {
   const percent = amount / 200;
   const readings = [Math.floor(percent), Math.round(percent), Math.ceil(percent), percent];
   return amount < 1000 ? readings.map((fee) => Math.max(10, fee)) : readings;
@@ -61,6 +61,7 @@ export const feeChecks: Check[] = [
     id: 'fees.table',
     title: "The spec's fee table: 21, 100, 500 → 10 sats; 1,000 → 5; 10,000 → 50",
     section: SECTION,
+    statement: 'Fee rules: "Checks that follow from the rules": 21, 100, 500 → 10; 1,000 → 5; 10,000 → 50',
     level: 'MUST',
     profile: 'core',
     run: (context) => expectFees(context, TABLE),
@@ -69,6 +70,7 @@ export const feeChecks: Check[] = [
     id: 'fees.threshold-edge',
     title: 'The 1,000-sat threshold: 999 sats → 10 (the minimum), 1,000 sats → 5 (0.5 %)',
     section: SECTION,
+    statement: 'Fee rules: "less than 1,000 sats: the higher of 10 sats and 0.5 %"; "1,000 sats or more: 0.5 % of the amount"',
     level: 'MUST',
     profile: 'core',
     run: (context) =>
@@ -81,6 +83,7 @@ export const feeChecks: Check[] = [
     id: 'fees.percentage-from-threshold',
     title: 'feePercentage is 0.5 for 1,000 and 10,000 sats',
     section: SECTION,
+    statement: 'Fee rules: "A 10,000-sat payment shows feePercentage 0.5"',
     level: 'MUST',
     profile: 'core',
     async run(context) {
@@ -94,6 +97,7 @@ export const feeChecks: Check[] = [
     id: 'fees.rounding-above-threshold',
     title: 'Above 1,000 sats the fee is 0.5 % rounded one way (floor, round or ceil) for every amount',
     section: SECTION,
+    statement: 'Fee rules: 0.5 % of the amount ("Rounding of the fee … not shown": one rounding, any)',
     level: 'MUST',
     profile: 'core',
     async run(context) {
@@ -113,6 +117,7 @@ export const feeChecks: Check[] = [
     id: 'fees.percentage-below-threshold',
     title: 'Below 1,000 sats feePercentage is the rate (0.5) or the effective percentage (fee ÷ amount × 100), consistently',
     section: SECTION,
+    statement: 'Fee rules: "the feePercentage value for payments under 1,000 sats: not shown" (one reasonable reading, consistently)',
     level: 'MUST',
     profile: 'core',
     async run(context) {
@@ -159,6 +164,7 @@ export const feeChecks: Check[] = [
     id: 'fees.same-in-both-modes',
     title: 'The fee is the same in custodial and non-custodial mode',
     section: 'What the service does',
+    statement: 'What the service does: "The fee amount is the same in both modes"',
     level: 'MUST',
     profile: 'core',
     needs: ['nwcKey'],

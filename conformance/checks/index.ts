@@ -8,11 +8,10 @@ import { invoiceChecks } from './invoice.js';
 import { lifecycleChecks } from './lifecycle.js';
 import { nwcChecks } from './nwc.js';
 import { readChecks } from './read.js';
-import { withStatements } from './statements.js';
 import { validationChecks } from './validation.js';
 
 /** All checks; profiles select from them. */
-export const ALL_CHECKS: readonly Check[] = withStatements([
+export const ALL_CHECKS: readonly Check[] = [
   ...endpointChecks,
   ...authChecks,
   ...createChecks,
@@ -22,4 +21,4 @@ export const ALL_CHECKS: readonly Check[] = withStatements([
   ...nwcChecks,
   ...invoiceChecks,
   ...lifecycleChecks,
-]);
+];

@@ -3,7 +3,8 @@
  * independently: a valid signature, a known network, and the values of the payment request — amount,
  * payment hash, expiry, description (or its hash), timestamp — plus a payment secret.
  */
-import { CheckFailure, CheckSkipped, type Check, type CheckContext } from '../check.js';
+import type { Check, CheckContext } from '../check.js';
+import { CheckFailure, CheckSkipped } from '../check-errors.js';
 import { decodeInvoice, verifyInvoiceSignature, type DecodedInvoice } from './bolt11-reader.js';
 import { probeAnswer, value } from './probes.js';
 import {
@@ -42,11 +43,12 @@ function sharedDecoded(context: CheckContext): Promise<{ body: Record<string, an
   });
 }
 
-function onInvoice(id: string, title: string, test: (body: Record<string, any>, invoice: DecodedInvoice, context: CheckContext) => void | Promise<void>): Check {
+function onInvoice(id: string, title: string, statement: string, test: (body: Record<string, any>, invoice: DecodedInvoice, context: CheckContext) => void | Promise<void>): Check {
   return {
     id,
     title,
     section: SECTION,
+    statement,
     level: 'MUST',
     profile: 'core',
     async run(context) {
@@ -81,10 +83,10 @@ function descriptionProblem(description: unknown, invoice: DecodedInvoice): stri
 
 /** The invoice checks. */
 export const invoiceChecks: Check[] = [
-  onInvoice('invoice.decodes', 'The invoice decodes as BOLT11 (bolt11 package) with a signature that recovers a node key', (_body, invoice) => {
+  onInvoice('invoice.decodes', 'The invoice decodes as BOLT11 (bolt11 package) with a signature that recovers a node key', 'Resources: invoice, "The Lightning invoice (BOLT11 text)"', (_body, invoice) => {
     assert(/^0[23][0-9a-f]{64}$/.test(invoice.payeeNodeKey), `expected the signature to recover a 33-byte node key, got ${show(invoice.payeeNodeKey)}`);
   }),
-  onInvoice('invoice.signature-valid', 'The invoice signature verifies (checked a second time with @noble/curves)', (body, invoice) => {
+  onInvoice('invoice.signature-valid', 'The invoice signature verifies (checked a second time with @noble/curves)', 'Resources: invoice, "The Lightning invoice (BOLT11 text)" (BOLT 11: signed by the payee)', (body, invoice) => {
     let key: string;
     try {
       key = verifyInvoiceSignature(body.invoice);
@@ -94,31 +96,32 @@ export const invoiceChecks: Check[] = [
     assert(key === invoice.payeeNodeKey, `two decoders recover different keys from the signature: ${key} and ${invoice.payeeNodeKey}`);
     assert(invoice.payeeNodeKeyTag === undefined || invoice.payeeNodeKeyTag === key, `the n field names ${invoice.payeeNodeKeyTag}, but the signature is by ${key}`);
   }),
-  onInvoice('invoice.network', 'The invoice prefix names a Bitcoin network (lnbcrt, lntbs, lntb, lnbc)', (_body, invoice, context) => {
+  onInvoice('invoice.network', 'The invoice prefix names a Bitcoin network (lnbcrt, lntbs, lntb, lnbc)', 'What the service does: "creates Bitcoin Lightning payment requests"', (_body, invoice, context) => {
     context.observe('network', invoice.network);
     // Simnet (lnsb) decodes, but it is a btcd test harness, not a Bitcoin network a wallet pays on.
     assert(BITCOIN_NETWORKS.includes(invoice.network), `expected a Bitcoin network (${BITCOIN_NETWORKS.join(', ')}), got ${invoice.network} (prefix ${invoice.prefix})`);
   }),
-  onInvoice('invoice.amount', 'The invoice amount is the amount in sats', (body, invoice) => {
+  onInvoice('invoice.amount', 'The invoice amount is the amount in sats', 'What the service does: "Amounts are in satoshis" (the invoice asks amount × 1,000 msat)', (body, invoice) => {
     const problems = invoiceProblems(body, invoice).filter((problem) => problem.startsWith('amount'));
     assert(problems.length === 0, problems.join('; '));
   }),
-  onInvoice('invoice.payment-hash', 'The invoice payment hash is paymentHash', (body, invoice) => {
+  onInvoice('invoice.payment-hash', 'The invoice payment hash is paymentHash', 'Resources: paymentHash, "Payment hash for tracking" (the invoice\'s)', (body, invoice) => {
     assert(
       hexValue(invoice.paymentHash) === hexValue(body.paymentHash),
       `expected the invoice's payment hash to be paymentHash ${show(body.paymentHash)}, got ${show(invoice.paymentHash)}`,
     );
   }),
-  onInvoice('invoice.payment-secret', 'The invoice carries a payment secret (32 bytes)', (_body, invoice) => {
+  onInvoice('invoice.payment-secret', 'The invoice carries a payment secret (32 bytes)', 'Resources: invoice, BOLT11 text (BOLT 11: "A writer MUST include exactly one s field")', (_body, invoice) => {
     assert(invoice.paymentSecret !== undefined && HEX_64.test(invoice.paymentSecret), `expected a payment secret (s field) of 64 hex digits, got ${show(invoice.paymentSecret)}`);
   }),
-  onInvoice('invoice.expiry-default', 'Without expiresIn the invoice expiry is 3600 s', (_body, invoice) => {
+  onInvoice('invoice.expiry-default', 'Without expiresIn the invoice expiry is 3600 s', 'Create: expiresIn "Validity in seconds; default 3600" (the invoice\'s validity)', (_body, invoice) => {
     assert(invoice.expireTime === 3600, `expected an expiry of 3600 s (x field, or none for the default), got ${invoice.expireTime} s`);
   }),
   {
     id: 'invoice.expiry-given',
     title: 'With expiresIn the invoice expiry is expiresIn',
     section: SECTION,
+    statement: 'Create: expiresIn "Validity in seconds" (the invoice\'s validity)',
     level: 'MUST',
     profile: 'core',
     async run(context) {
@@ -126,7 +129,7 @@ export const invoiceChecks: Check[] = [
       assert(invoice.expireTime === SHARED_EXPIRES_IN, `expected an invoice expiry of ${SHARED_EXPIRES_IN} s (expiresIn), got ${invoice.expireTime} s`);
     },
   },
-  onInvoice('invoice.description', 'The invoice description is the description (d), or its SHA-256 (h)', (body, invoice) => {
+  onInvoice('invoice.description', 'The invoice description is the description (d), or its SHA-256 (h)', 'Resources: description, "Description of the payment" (the invoice\'s)', (body, invoice) => {
     const problem = descriptionProblem(body.description, invoice);
     assert(problem === undefined, problem!);
   }),
@@ -134,6 +137,7 @@ export const invoiceChecks: Check[] = [
     id: 'invoice.long-description',
     title: 'A description too long for the d field (255 × "⚡", 765 UTF-8 bytes) is committed to by h = SHA-256',
     section: SECTION,
+    statement: 'Resources: description "at most 255 characters" (BOLT 11: a description that does not fit goes as its hash)',
     level: 'MUST',
     profile: 'core',
     async run(context) {
@@ -146,7 +150,7 @@ export const invoiceChecks: Check[] = [
       assert(problem === undefined, problem!);
     },
   },
-  onInvoice('invoice.timestamp', 'The invoice timestamp is createdAt (whole seconds, ±1 s)', (body, invoice) => {
+  onInvoice('invoice.timestamp', 'The invoice timestamp is createdAt (whole seconds, ±1 s)', 'Resources: createdAt (the invoice is created then)', (body, invoice) => {
     const created = timeOf(body.createdAt);
     assert(Number.isFinite(created), `createdAt is not a readable timestamp: ${show(body.createdAt)}`);
     const expected = Math.floor(created / 1000);

@@ -5,7 +5,8 @@
  * `/sandbox/v1` controls or a pay command; the other transitions need the controls.
  */
 import { hexToBytes } from '@noble/hashes/utils.js';
-import { CheckFailure, CheckSkipped, type Check, type CheckContext } from '../check.js';
+import type { Check, CheckContext } from '../check.js';
+import { CheckFailure, CheckSkipped } from '../check-errors.js';
 import type { ApiAnswer } from '../client.js';
 import type { LifecycleDriver } from '../lifecycle-driver.js';
 import { differences } from './read.js';
@@ -151,36 +152,36 @@ async function staysTerminal(
   return { before, after };
 }
 
-function lifecycleCheck(id: string, title: string, run: Check['run'], needs?: Check['needs']): Check {
-  return { id, title, section: SECTION, level: 'MUST', profile: 'lifecycle', ...(needs ? { needs } : {}), run };
+function lifecycleCheck(id: string, title: string, statement: string, run: Check['run'], needs?: Check['needs']): Check {
+  return { id, title, section: SECTION, statement, level: 'MUST', profile: 'lifecycle', ...(needs ? { needs } : {}), run };
 }
 
 /** The lifecycle checks. */
 export const lifecycleChecks: Check[] = [
-  lifecycleCheck('lifecycle.completes', 'A paid request reads completed on GET (the status endpoint: lifecycle.status-endpoint-completed)', async (context) => {
+  lifecycleCheck('lifecycle.completes', 'A paid request reads completed on GET (the status endpoint: lifecycle.status-endpoint-completed)', 'States: completed, "Paid"', async (context) => {
     const { after } = await sharedCompletion(context);
     assert(after.status === 'completed', `after payment (waited up to ${settleDeadline(context) / 1000} s): expected GET status "completed", got ${show(after.status)}`);
   }),
-  lifecycleCheck('lifecycle.preimage', 'A completed request carries a preimage whose SHA-256 is paymentHash', async (context) => {
+  lifecycleCheck('lifecycle.preimage', 'A completed request carries a preimage whose SHA-256 is paymentHash', 'States: completed, "a preimage is then available"; Resources: preimage, "proof of payment"', async (context) => {
     const { after } = await sharedCompletion(context);
     if (after.status !== 'completed') throw new CheckSkipped(`the paid request reads ${show(after.status)}, not completed (lifecycle.completes' business)`);
     assert(typeof after.preimage === 'string' && HEX_64.test(after.preimage), `completed: expected preimage 64 hex digits, got ${show(after.preimage)}`);
     const hash = sha256Hex(hexToBytes(after.preimage.toLowerCase()));
     assert(hash === hexValue(after.paymentHash), `completed: expected SHA-256(preimage) = paymentHash ${show(after.paymentHash)}, got ${hash}`);
   }),
-  lifecycleCheck('lifecycle.updated-at-moves', 'Completion moves updatedAt forward', async (context) => {
+  lifecycleCheck('lifecycle.updated-at-moves', 'Completion moves updatedAt forward', 'Resources: updatedAt "changes when the record changes (for example on completion)"', async (context) => {
     const { before, after } = await sharedCompletion(context);
     assert(
       timeOf(after.updatedAt) > timeOf(before.updatedAt),
       `expected updatedAt after completion to be later than ${show(before.updatedAt)} (before), got ${show(after.updatedAt)}`,
     );
   }),
-  lifecycleCheck('lifecycle.status-endpoint-completed', 'The status endpoint agrees: exactly {"status": "completed"}', async (context) => {
+  lifecycleCheck('lifecycle.status-endpoint-completed', 'The status endpoint agrees: exactly {"status": "completed"}', 'Get status: "status, one of pending, completed, expired, failed" (completed once paid)', async (context) => {
     const { created, statusAnswer } = await sharedCompletion(context);
     const statusAfter = expectExactStatus(statusAnswer, `GET ${requestPath(created.id, true)} after payment`);
     assert(statusAfter === 'completed', `after payment: expected {"status": "completed"}, got status ${show(statusAfter)}`);
   }),
-  lifecycleCheck('lifecycle.completed-fields', 'A completed request keeps the values of its other fields (their formats: the create.* checks)', async (context) => {
+  lifecycleCheck('lifecycle.completed-fields', 'A completed request keeps the values of its other fields (their formats: the create.* checks)', 'Get: "Payment request object as above … and preimage when completed" (the other values unchanged)', async (context) => {
     const { created, after } = await sharedCompletion(context);
     // The status, updatedAt and preimage change on completion by design (lifecycle.completes, .updated-at-moves, .preimage).
     const problems = differences(created, after, ['status', 'updatedAt', 'preimage']);
@@ -189,6 +190,7 @@ export const lifecycleChecks: Check[] = [
   lifecycleCheck(
     'lifecycle.fails',
     'A failed payment reads failed on both endpoints, without a preimage',
+    'States: failed, "Payment failed"',
     async (context) => {
       const driver = driverOf(context);
       const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance lifecycle: failure' });
@@ -201,6 +203,7 @@ export const lifecycleChecks: Check[] = [
   lifecycleCheck(
     'lifecycle.expires-by-clock',
     'A request past its expiresIn reads expired on both endpoints (clock moved on 61 s)',
+    'States: expired, "Validity period (expiresIn) elapsed"',
     async (context) => {
       const expired = await sharedExpired(context);
       const [request] = expired;
@@ -212,6 +215,7 @@ export const lifecycleChecks: Check[] = [
   lifecycleCheck(
     'lifecycle.completed-stays-completed',
     'A completed request stays completed when a failure is attempted',
+    'States: completed, "Paid" (a paid request is not later unpaid)',
     async (context) => {
       const driver = driverOf(context);
       const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance lifecycle: completed is final' });
@@ -225,6 +229,7 @@ export const lifecycleChecks: Check[] = [
   lifecycleCheck(
     'lifecycle.expired-stays-expired',
     'An expired request stays expired when a payment is attempted',
+    'States: expired, "Validity period (expiresIn) elapsed" (an elapsed validity does not come back)',
     async (context) => {
       const [, request] = await sharedExpired(context);
       await settledStatus(context, request!.id);
@@ -235,6 +240,7 @@ export const lifecycleChecks: Check[] = [
   lifecycleCheck(
     'lifecycle.failed-stays-failed',
     'A failed request stays failed when a payment is attempted',
+    'States: failed, "Payment failed" (the payment of a failed request does not later succeed)',
     async (context) => {
       const driver = driverOf(context);
       const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance lifecycle: failed is final' });

@@ -84,7 +84,7 @@ export function wrongTypeProbes(field: ProbeField): Probe[] {
 }
 
 /** The raw JSON text of the valid body with the probe's field set to the probe's value (or left out). */
-export function probeBody(probe: Probe): string {
+function probeBody(probe: Probe): string {
   const entries = Object.entries(BASE)
     .filter(([key]) => key !== probe.field)
     .map(([key, entry]) => `${JSON.stringify(key)}:${JSON.stringify(entry)}`);
@@ -104,7 +104,7 @@ export function accepted(answer: ApiAnswer): boolean {
 }
 
 /** What is wrong with the echo of an accepted probe: the field's value as it came back, compared with what was sent. */
-export function echoProblem(probe: Probe, body: Record<string, unknown>): string | undefined {
+function echoProblem(probe: Probe, body: Record<string, unknown>): string | undefined {
   const sent: unknown = probe.json === undefined ? undefined : JSON.parse(probe.json);
   switch (probe.field) {
     case 'amount':
@@ -134,7 +134,7 @@ export function echoProblem(probe: Probe, body: Record<string, unknown>): string
 }
 
 /** Judges one probe's answer; undefined when it holds, else what went wrong (naming the probe). */
-export function judgeProbe(probe: Probe, answer: ApiAnswer): string | undefined {
+function judgeProbe(probe: Probe, answer: ApiAnswer): string | undefined {
   const wanted = { accept: '201 with it echoed', reject: 'HTTP 400', either: 'HTTP 400, or 201 with it echoed exactly' }[probe.expect];
   if (answer.status === 400) return probe.expect === 'accept' ? `${probe.label}: expected ${wanted}, got 400 ${describeBody(answer)}` : undefined;
   if (accepted(answer)) {

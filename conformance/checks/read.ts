@@ -3,7 +3,8 @@
  * GET returns what create returned, the status endpoint is exactly `{"status": …}`, an unknown id is
  * 404 on both, and another account's request is not readable.
  */
-import { CheckSkipped, type Check, type CheckContext } from '../check.js';
+import type { Check, CheckContext } from '../check.js';
+import { CheckSkipped } from '../check-errors.js';
 import type { ApiAnswer } from '../client.js';
 import {
   assert,
@@ -48,7 +49,21 @@ export function differences(created: Record<string, unknown>, read: Record<strin
   return problems;
 }
 
-const UNKNOWN_IDS = ['pr_doesnotexist000', 'doesnotexist000'] as const;
+/** Ids no request has: one shaped like ours, one without the `pr_` prefix. */
+const UNKNOWN_IDS = [
+  {
+    id: 'read.unknown-id-404',
+    unknown: 'pr_doesnotexist000',
+    title: 'An unknown id (pr_doesnotexist000) → 404 on GET and on the status endpoint',
+    statement: 'Get, Get status: "404 Not Found: No payment request with that identifier"',
+  },
+  {
+    id: 'read.unprefixed-id-404',
+    unknown: 'doesnotexist000',
+    title: 'An id without the pr_ prefix (doesnotexist000) → 404 on both endpoints',
+    statement: 'Get, Get status: "404 Not Found: No payment request with that identifier" (whatever its shape)',
+  },
+] as const;
 
 /** Whether an answer reveals a payment request: a field equal to its id, or its invoice or payment hash anywhere. */
 function reveals(answer: ApiAnswer, request: Record<string, any>): string | undefined {
@@ -84,6 +99,7 @@ export const readChecks: Check[] = [
     id: 'read.get-fields',
     title: 'GET of a request just created answers 200 with a JSON object (its fields: the create.* checks)',
     section: GET,
+    statement: 'Get: "200 OK: Payment request object as above"',
     level: 'MUST',
     profile: 'core',
     async run(context) {
@@ -94,6 +110,7 @@ export const readChecks: Check[] = [
     id: 'read.get-equals-create',
     title: 'GET returns the same fields and values as create (updatedAt may only move forward, status may move on)',
     section: GET,
+    statement: 'Get: "200 OK: Payment request object as above" (the same request: the same values)',
     level: 'MUST',
     profile: 'core',
     async run(context) {
@@ -106,6 +123,7 @@ export const readChecks: Check[] = [
     id: 'read.status-exact',
     title: 'The status endpoint answers exactly {"status": …}, one of the four states',
     section: STATUS,
+    statement: 'Get status: "200 OK: JSON object with one field: status, one of pending, completed, expired, failed"',
     level: 'MUST',
     profile: 'core',
     async run(context) {
@@ -117,6 +135,7 @@ export const readChecks: Check[] = [
     id: 'read.status-agrees',
     title: 'The status endpoint agrees with GET (pending for a new request)',
     section: STATUS,
+    statement: 'Get status: the status of the payment request (the one GET shows)',
     level: 'MUST',
     profile: 'core',
     async run(context) {
@@ -126,10 +145,11 @@ export const readChecks: Check[] = [
     },
   },
   ...UNKNOWN_IDS.map(
-    (unknown, index): Check => ({
-      id: index === 0 ? 'read.unknown-id-404' : 'read.unprefixed-id-404',
-      title: index === 0 ? `An unknown id (${unknown}) → 404 on GET and on the status endpoint` : `An id without the pr_ prefix (${unknown}) → 404 on both endpoints`,
+    ({ id, unknown, title, statement }): Check => ({
+      id,
+      title,
       section: 'Errors',
+      statement,
       level: 'MUST',
       profile: 'core',
       async run(context) {
@@ -144,6 +164,7 @@ export const readChecks: Check[] = [
     id: 'read.other-account-hidden',
     title: "Another account's payment request is not readable (4xx, nothing of it revealed)",
     section: 'Authentication',
+    statement: 'Authentication: the API key is the account\'s; Get: 404 for "No payment request with that identifier" (of this account)',
     level: 'MUST',
     profile: 'core',
     needs: ['nwcKey'],
@@ -159,6 +180,7 @@ export const readChecks: Check[] = [
     id: 'read.other-account-404',
     title: "Another account's payment request reads as 404, as if it did not exist",
     section: 'Errors',
+    statement: 'Errors: 404, "Payment request with the given identifier does not exist" (for this account)',
     level: 'SHOULD',
     profile: 'core',
     needs: ['nwcKey'],

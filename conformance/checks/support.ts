@@ -1,14 +1,15 @@
 /** Small helpers the checks share: assertions with readable messages, creating and reading requests. */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { CheckFailure, CheckSkipped, type CheckContext } from '../check.js';
+import type { CheckContext } from '../check.js';
+import { CheckFailure, CheckSkipped } from '../check-errors.js';
 import type { ApiAnswer, ApiCall } from '../client.js';
 
 /** The collection path of v1. */
 export const COLLECTION = '/api/v1/payment-requests';
 
 /** The four states of the spec. */
-export const STATES = ['pending', 'completed', 'expired', 'failed'] as const;
+const STATES = ['pending', 'completed', 'expired', 'failed'] as const;
 
 /** The metadata the shared request is created with: nested, so "returned as given" is tested deeply. */
 export const SHARED_METADATA = Object.freeze({ orderId: 'conformance-1', nested: { sku: ['a', 'b'], qty: 2, gift: false } });
@@ -151,11 +152,6 @@ export function expectExactStatus(answer: ApiAnswer, what: string): string {
   return status;
 }
 
-/** Whether a number is a whole, non-negative count. */
-export function isWhole(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-
 /**
  * The bytes a hex field stands for, as lower-case hex without a `0x`: checks that compare a hash
  * compare values; how it is written (64 hex digits) is create.payment-hash-format's business.
@@ -171,7 +167,7 @@ export const HEX_64 = /^[0-9a-fA-F]{64}$/;
 const ISO_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|\+00:00)$/;
 
 /** Whether `value` is an ISO 8601 UTC timestamp; `milliseconds` requires exactly three fraction digits. */
-export function isIsoUtc(value: unknown, milliseconds = false): value is string {
+function isIsoUtc(value: unknown, milliseconds = false): value is string {
   if (typeof value !== 'string') return false;
   const match = ISO_UTC.exec(value);
   if (!match) return false;

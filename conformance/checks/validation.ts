@@ -282,7 +282,7 @@ function postWith(context: CheckContext, overrides: Record<string, unknown>, cal
 }
 
 /** Fails unless the answer is 400 (its JSON body is endpoints.json-responses' business). */
-export function expectRejected(answer: ApiAnswer, what: string): void {
+function expectRejected(answer: ApiAnswer, what: string): void {
   const serverError = answer.status >= 500 ? ' (a server error: invalid input must never cause a 5xx)' : '';
   assert(answer.status === 400, `${what}: expected HTTP 400, got ${answer.status}${serverError} ${describeBody(answer)}`);
 }

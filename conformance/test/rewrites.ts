@@ -14,17 +14,6 @@ export function eachPaymentRequest(
   };
 }
 
-/** A new object with the same entries, in another order. */
-export function reorder<T extends Record<string, any>>(object: T, keys: string[]): T {
-  return Object.fromEntries(keys.filter((key) => key in object).map((key) => [key, object[key]])) as T;
-}
-
-/** Replaces `pr`'s entries in place by `next`'s (keeping the object identity the proxy holds). */
-export function replaceEntries(pr: Record<string, any>, next: Record<string, any>): void {
-  for (const key of Object.keys(pr)) delete pr[key];
-  Object.assign(pr, next);
-}
-
 /** SHA-256 hex of a string: consistent fake values per id. */
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');

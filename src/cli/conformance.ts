@@ -8,14 +8,16 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { CheckFailure } from '../../conformance/check.js';
+import { CheckFailure } from '../../conformance/check-errors.js';
 import { TargetUnreachable } from '../../conformance/client.js';
 import { KnownFailingFileError, parseKnownFailing } from '../../conformance/known-failing.js';
-import { formatJson } from '../../conformance/reporters/json.js';
-import { formatJunit } from '../../conformance/reporters/junit.js';
-import { formatCheckLine, formatPretty, formatSummary, shouldColor } from '../../conformance/reporters/pretty.js';
 import type { ConformanceResult } from '../../conformance/result.js';
 import { ConformanceUsageError, runConformance } from '../../conformance/run-conformance.js';
+import { PROFILES } from '../../conformance/vocabulary.js';
+import { formatJson } from '../reporting/conformance-json.js';
+import { formatJunit } from '../reporting/conformance-junit.js';
+import { formatCheckLine, formatPretty, formatSummary } from '../reporting/conformance-pretty.js';
+import { shouldColor } from '../reporting/pretty-text.js';
 import { oneOf, parseBaseUrl, wholeNumber } from './args.js';
 import { assertWritableDirectory, emitReport, PROCESS_IO, runRedacted, type CommandIo } from './report-command.js';
 import { UsageError } from './usage-error.js';
@@ -43,7 +45,6 @@ export const CONFORMANCE_USAGE = `Usage: lnpr conformance --base-url URL --api-k
   2 bad usage or a target that cannot be reached.
 `;
 
-const PROFILES = ['core', 'lifecycle', 'full'] as const;
 const REPORTERS = ['pretty', 'junit', 'json'] as const;
 const KEY_FLAGS = ['--api-key', '--read-only-key', '--nwc-key'];
 /** How long one payment by `--pay-command` may take. */

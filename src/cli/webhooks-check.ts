@@ -6,7 +6,7 @@
  * everything written goes through a redactor that knows it, error messages included.
  */
 import { parseArgs } from 'node:util';
-import { shouldColor } from '../../conformance/reporters/pretty.js';
+import { shouldColor } from '../reporting/pretty-text.js';
 import { formatJson } from '../webhook-check/reporters/json.js';
 import { formatJunit } from '../webhook-check/reporters/junit.js';
 import { formatCaseLine, formatPretty, formatSummary } from '../webhook-check/reporters/pretty.js';

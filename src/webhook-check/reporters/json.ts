@@ -3,6 +3,7 @@
  * fixed order (two reports diff cleanly), headers a case left out as `null`, durations rounded
  * to the microsecond.
  */
+import { jsonDocument, roundMs } from '../../reporting/json-document.js';
 import type { CaseOutcome, CaseResult, DeliveryRecord, WebhookCheckResult } from '../result.js';
 
 /** What `format` says, and the version of this document's shape. */
@@ -13,16 +14,13 @@ const OUTCOMES: readonly CaseOutcome[] = ['passed', 'failed', 'warned'];
 
 /** The JSON document of a run (ends with a newline). */
 export function formatJson(result: WebhookCheckResult): string {
-  const document = {
-    format: JSON_REPORT_FORMAT,
-    version: JSON_REPORT_VERSION,
+  return jsonDocument(JSON_REPORT_FORMAT, JSON_REPORT_VERSION, {
     passed: result.passed,
     url: result.url,
-    durationMs: round(result.durationMs),
+    durationMs: roundMs(result.durationMs),
     counts: Object.fromEntries(OUTCOMES.map((outcome) => [outcome, result.counts[outcome] ?? 0])),
     cases: result.cases.map(caseEntry),
-  };
-  return `${JSON.stringify(document, null, 2)}\n`;
+  });
 }
 
 function caseEntry(result: CaseResult): Record<string, unknown> {
@@ -33,7 +31,7 @@ function caseEntry(result: CaseResult): Record<string, unknown> {
     expect: result.expect,
     outcome: result.outcome,
     ...(result.message !== undefined ? { message: result.message } : {}),
-    durationMs: round(result.durationMs),
+    durationMs: roundMs(result.durationMs),
     deliveries: result.deliveries.map(deliveryEntry),
   };
 }
@@ -49,10 +47,6 @@ function deliveryEntry(delivery: DeliveryRecord): Record<string, unknown> {
     ...(delivery.location !== undefined ? { location: delivery.location } : {}),
     ...(delivery.error !== undefined ? { error: delivery.error } : {}),
     ...(delivery.responseExcerpt !== undefined ? { responseExcerpt: delivery.responseExcerpt } : {}),
-    durationMs: round(delivery.durationMs),
+    durationMs: roundMs(delivery.durationMs),
   };
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 1000) / 1000;
 }

@@ -2,22 +2,10 @@
  * The report for people: one line per case as it finishes (`✓ id  title → 204 (3 ms)`), the
  * reasons and the receiver's answers below a case that did not hold, then a summary ending in
  * the line CI tooling looks for: `N passed, M failed, K warned`. Pure functions returning text;
- * the conformance reporter's duration format, so both commands read alike.
+ * the colours and the duration format are src/reporting's, so both commands read alike.
  */
-import { formatDuration } from '../../../conformance/reporters/pretty.js';
+import { formatDuration, paint, type PrettyOptions } from '../../reporting/pretty-text.js';
 import type { CaseResult, DeliveryRecord, WebhookCheckResult } from '../result.js';
-
-/** How text is rendered. */
-export interface PrettyOptions {
-  /** ANSI colours; off unless asked for. */
-  color?: boolean;
-}
-
-const ANSI = { green: 32, red: 31, yellow: 33, dim: 2, bold: 1 } as const;
-
-function paint(text: string, style: keyof typeof ANSI, options: PrettyOptions): string {
-  return options.color ? `\u001b[${ANSI[style]}m${text}\u001b[0m` : text;
-}
 
 /** The longest piece of a response body a line shows (the JSON report has all 512 bytes). */
 const EXCERPT_CHARS = 200;

@@ -1,35 +1,13 @@
 /**
- * The report for people: one line per check as it finishes (`✓ id  title (12 ms)`), then a
- * summary ending in the line CI tooling looks for: `N passed, M failed, K skipped`. Pure functions
- * returning text; whether to colour is the caller's call (`shouldColor`).
+ * The conformance report for people: one line per check as it finishes (`✓ id  title (12 ms)`),
+ * then a summary ending in the line CI tooling looks for: `N passed, M failed, K skipped`. Pure
+ * functions returning text; whether to colour is the caller's call (`shouldColor`).
  */
-import type { CheckOutcome, CheckResult, ConformanceResult } from '../result.js';
-
-/** How text is rendered. */
-export interface PrettyOptions {
-  /** ANSI colours; off unless asked for. */
-  color?: boolean;
-}
-
-const ANSI = { green: 32, red: 31, yellow: 33, cyan: 36, dim: 2, bold: 1 } as const;
-type Style = keyof typeof ANSI;
-
-function paint(text: string, style: Style, options: PrettyOptions): string {
-  return options.color ? `\u001b[${ANSI[style]}m${text}\u001b[0m` : text;
-}
-
-/** Colour only on a terminal, and never when NO_COLOR is set to something (https://no-color.org). */
-export function shouldColor(stream: { isTTY?: boolean }, env: Record<string, string | undefined> = process.env): boolean {
-  return stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === '');
-}
-
-/** `12 ms`, or `1.2 s` from a second on. */
-export function formatDuration(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-}
+import type { CheckReport, ConformanceReport, ReportedOutcome } from './conformance-report.js';
+import { formatDuration, paint, type PrettyOptions } from './pretty-text.js';
 
 /** The line(s) for one finished check: a mark, the id, the title, the time; below, the message, indented. */
-export function formatCheckLine(result: CheckResult, options: PrettyOptions = {}): string {
+export function formatCheckLine(result: CheckReport, options: PrettyOptions = {}): string {
   const name = `${paint(result.id, 'bold', options)}  ${result.title}`;
   const time = paint(`(${formatDuration(result.durationMs)})`, 'dim', options);
   let head: string;
@@ -60,7 +38,7 @@ export function formatCheckLine(result: CheckResult, options: PrettyOptions = {}
 }
 
 /** How each outcome is named in the counts line. */
-const OUTCOME_LABELS: Array<[CheckOutcome, string]> = [
+const OUTCOME_LABELS: Array<[ReportedOutcome, string]> = [
   ['passed', 'passed'],
   ['failed', 'failed'],
   ['warned', 'warned'],
@@ -74,7 +52,7 @@ const OUTCOME_LABELS: Array<[CheckOutcome, string]> = [
  * observations, the warnings, the duration, and last, alone on its line, `N passed, M failed, K skipped`
  * (failed counts the unexpected passes too: both fail the run).
  */
-export function formatSummary(result: ConformanceResult, options: PrettyOptions = {}): string {
+export function formatSummary(result: ConformanceReport, options: PrettyOptions = {}): string {
   const lines: string[] = [''];
   const lifecycle = { controls: 'the control API', 'pay-command': 'the pay command', none: 'none' }[result.lifecycle];
   lines.push(`${paint('Conformance', 'bold', options)} of ${result.baseUrl}: profile ${result.profile}, lifecycle via ${lifecycle}, ${result.checks.length} checks`);
@@ -105,13 +83,13 @@ export function formatSummary(result: ConformanceResult, options: PrettyOptions 
 }
 
 /** The last line: `N passed, M failed, K skipped`. */
-export function formatCountsLine(result: Pick<ConformanceResult, 'counts'>): string {
+export function formatCountsLine(result: Pick<ConformanceReport, 'counts'>): string {
   const { counts } = result;
   return `${counts.passed} passed, ${counts.failed + counts['unexpected-pass']} failed, ${counts.skipped} skipped`;
 }
 
 /** The whole report as one text: every check line in report order, then the summary. */
-export function formatPretty(result: ConformanceResult, options: PrettyOptions = {}): string {
+export function formatPretty(result: ConformanceReport, options: PrettyOptions = {}): string {
   return `${[...result.checks.map((check) => formatCheckLine(check, options)), formatSummary(result, options)].join('\n')}\n`;
 }
 

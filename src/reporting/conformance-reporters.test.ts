@@ -1,19 +1,21 @@
-/** The three reporters on one hand-built run that has every outcome, a hostile message, observations and warnings. */
+/** The three conformance reporters (and the shared escaping and colour rules) on one hand-built run that has every outcome, a hostile message, observations and warnings. */
 import { describe, expect, it } from 'vitest';
-import type { CheckResult, ConformanceResult } from '../result.js';
-import { formatJson, JSON_REPORT_FORMAT, JSON_REPORT_VERSION } from './json.js';
-import { attr, formatJunit, text } from './junit.js';
-import { formatCheckLine, formatCountsLine, formatPretty, formatSummary, shouldColor } from './pretty.js';
+import { formatJson, JSON_REPORT_FORMAT, JSON_REPORT_VERSION } from './conformance-json.js';
+import { formatJunit } from './conformance-junit.js';
+import { formatCheckLine, formatCountsLine, formatPretty, formatSummary } from './conformance-pretty.js';
+import type { CheckReport, ConformanceReport } from './conformance-report.js';
+import { xmlAttr, xmlText } from './junit-xml.js';
+import { shouldColor } from './pretty-text.js';
 
 const HOSTILE = `expected <401> & got "200" 'ok'\u0007 done`;
 
-function check(overrides: Partial<CheckResult> & Pick<CheckResult, 'id' | 'outcome'>): CheckResult {
+function check(overrides: Partial<CheckReport> & Pick<CheckReport, 'id' | 'outcome'>): CheckReport {
   return { title: `Title of ${overrides.id}`, section: 'Creating', level: 'MUST', profile: 'core', durationMs: 12.3456, ...overrides };
 }
 
 /** One check of every outcome, in two sections. */
-function sampleResult(): ConformanceResult {
-  const checks: CheckResult[] = [
+function sampleResult(): ConformanceReport {
+  const checks: CheckReport[] = [
     check({ id: 'create.fields-present', title: 'Every field of the spec is present', outcome: 'passed' }),
     check({ id: 'create.status-201', outcome: 'failed', message: `${HOSTILE}\nsecond line of the body` }),
     check({ id: 'fees.rounding', section: 'Fees', level: 'SHOULD', outcome: 'warned', message: 'fee 5.5 is not whole sats' }),
@@ -83,7 +85,7 @@ describe('pretty reporter', () => {
   });
 
   it('leaves out empty parts of the summary', () => {
-    const clean: ConformanceResult = { ...sampleResult(), checks: [], observations: {}, warnings: [], passed: true };
+    const clean: ConformanceReport = { ...sampleResult(), checks: [], observations: {}, warnings: [], passed: true };
     const summary = formatSummary(clean);
     expect(summary).not.toContain('Failed:');
     expect(summary).not.toContain('Observations');
@@ -205,12 +207,12 @@ describe('JUnit reporter', () => {
   });
 
   it('escapes markup characters, keeps line breaks in attributes, and never writes a control character', () => {
-    expect(attr(`<&>"'`)).toBe('&lt;&amp;&gt;&quot;&apos;');
-    expect(attr('a\nb\tc\rd')).toBe('a&#10;b&#9;c&#13;d');
-    expect(text(`<&>"'`)).toBe(`&lt;&amp;&gt;"'`);
-    expect(text('bell\u0007 nul\u0000 fffe\uFFFE lone\uD800 pair\uD83D\uDE00')).toBe('bell\\u0007 nul\\u0000 fffe\\ufffe lone\\ud800 pair\uD83D\uDE00');
+    expect(xmlAttr(`<&>"'`)).toBe('&lt;&amp;&gt;&quot;&apos;');
+    expect(xmlAttr('a\nb\tc\rd')).toBe('a&#10;b&#9;c&#13;d');
+    expect(xmlText(`<&>"'`)).toBe(`&lt;&amp;&gt;"'`);
+    expect(xmlText('bell\u0007 nul\u0000 fffe\uFFFE lone\uD800 pair\uD83D\uDE00')).toBe('bell\\u0007 nul\\u0000 fffe\\ufffe lone\\ud800 pair\uD83D\uDE00');
     expect(xml).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/);
-    expect(parseXml(`<a b="${attr('x\ny')}">${text('1 < 2 & 3\r')}</a>`)).toEqual({ name: 'a', attributes: { b: 'x\ny' }, children: [], text: '1 < 2 & 3\r' });
+    expect(parseXml(`<a b="${xmlAttr('x\ny')}">${xmlText('1 < 2 & 3\r')}</a>`)).toEqual({ name: 'a', attributes: { b: 'x\ny' }, children: [], text: '1 < 2 & 3\r' });
   });
 
   it('writes an empty <testsuites> for a run without checks', () => {
@@ -247,7 +249,7 @@ describe('JSON reporter', () => {
   });
 
   it('is the same text for the same result, whatever order its objects were built in', () => {
-    const reordered: ConformanceResult = {
+    const reordered: ConformanceReport = {
       ...sampleResult(),
       observations: { minAmount: '21', network: 'mainnet' },
       counts: { 'unexpected-pass': 1, 'known-failure': 1, skipped: 1, warned: 1, failed: 1, passed: 1 },
