@@ -293,11 +293,70 @@ describe.runIf(executablePath !== null)(SUITE, () => {
 
     await page.getByLabel('Amount in sats').fill('1');
     await page.getByRole('button', { name: 'Create payment request' }).click();
-    await page.locator('#create-message', { hasText: 'amount must be at least 21 sats' }).waitFor();
+    await page.locator('#create-errors', { hasText: 'amount must be at least 21 sats' }).waitFor();
+    await page.getByLabel('Amount in sats').fill('4200');
     await page.getByLabel('Metadata (JSON, optional)').fill('{orderId}');
     await page.getByRole('button', { name: 'Create payment request' }).click();
-    await page.locator('#create-message', { hasText: 'The metadata is not valid JSON' }).waitFor();
+    await page.locator('#create-errors', { hasText: 'The metadata is not valid JSON' }).waitFor();
+    // Only the metadata is at fault now: the amount's error went with its cause.
+    expect(await page.locator('#create-errors').innerText()).not.toContain('amount');
+    expect(await page.getByLabel('Amount in sats').getAttribute('aria-invalid')).toBeNull();
+    expect(await page.getByLabel('Metadata (JSON, optional)').getAttribute('aria-invalid')).toBe('true');
     expectClean([/status of 400/]);
+  });
+
+  it('a refused create is told GOV.UK\'s way, in view at 375 px: a focused error summary linking to the field, and the message at the field', async () => {
+    await context.close();
+    context = await browser.newContext({ viewport: { width: 375, height: 700 } });
+    const { page } = await open('/dashboard');
+    await signIn(page, KEYS.custodial);
+    await page.getByLabel('Amount in sats').fill('1');
+    await page.getByRole('button', { name: 'Create payment request' }).click();
+    const summary = page.locator('#create-errors');
+    await summary.waitFor();
+    // The summary has the focus, is in the viewport, and is announced (role="alert").
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('create-errors');
+    const inView = () =>
+      page.evaluate(() => {
+        const box = document.getElementById('create-errors')!.getBoundingClientRect();
+        return { top: Math.round(box.top), bottom: Math.round(box.bottom), height: innerHeight };
+      });
+    const box = await inView();
+    expect(box.top).toBeGreaterThanOrEqual(0);
+    expect(box.bottom).toBeLessThanOrEqual(box.height);
+    expect(await summary.locator('[role="alert"]').innerText()).toContain('There is a problem');
+    const link = summary.getByRole('link', { name: 'amount must be at least 21 sats' });
+    expect(await link.getAttribute('href')).toBe('#create-amount');
+    // The field says it too, tied to the input, with "Error:" for screen readers.
+    const amount = page.getByLabel('Amount in sats');
+    expect(await amount.getAttribute('aria-invalid')).toBe('true');
+    expect((await amount.getAttribute('aria-describedby'))?.split(' ')).toContain('create-amount-error');
+    expect(await page.locator('#create-amount-error').textContent()).toBe('Error: amount must be at least 21 sats');
+    expect(await page.locator('#create-amount-error').isVisible()).toBe(true);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    // The link takes the keyboard to the field.
+    await link.click();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('create-amount');
+    expect(page.url()).toBe(`${server.url}/dashboard`);
+
+    // Put right, it creates: the summary and the field's error go.
+    await amount.fill('1000');
+    await page.getByRole('button', { name: 'Create payment request' }).click();
+    await page.locator('#create-message', { hasText: 'Created pr_' }).waitFor();
+    expect(await summary.isHidden()).toBe(true);
+    expect(await amount.getAttribute('aria-invalid')).toBeNull();
+    expect(await page.locator('.error-message').count()).toBe(0);
+
+    // A refusal no field is to blame for (a read-only key) is said in the summary, in the API's words.
+    await page.getByRole('button', { name: 'Change key' }).click();
+    await page.getByRole('button', { name: KEYS.readonly }).click();
+    await page.locator('#account[aria-busy="false"]').waitFor();
+    await page.getByRole('button', { name: 'Create payment request' }).click();
+    await page.locator('#create-errors', { hasText: 'may not create payment requests' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('create-errors');
+    expect(await page.locator('#create-errors a').count()).toBe(0);
+    expect(await page.locator('.error-message').count()).toBe(0);
+    expectClean([/status of 400/, /status of 401/]);
   });
 
   it('adds a webhook endpoint, shows each delivery with its status, and "Redeliver" sends the event again (a real receiver)', async () => {
@@ -361,6 +420,219 @@ describe.runIf(executablePath !== null)(SUITE, () => {
     for (const other of [before, during]) expect(text).not.toContain(other.id);
     expect(text).not.toContain('custodial during');
     expect(await page.locator('li.request').count()).toBe(1);
+    expectClean();
+  });
+
+  it('after a key switch shows nothing of the previous account: notices, lists, forms and their errors go, and a late answer for the old key paints nothing', async () => {
+    const marker = `acct-a-${Math.random().toString(36).slice(2)}`;
+    const receiver: WebhookReceiver = await startReceiver();
+    try {
+      await server.api('/sandbox/v1/webhook-endpoints', { body: { url: receiver.url } });
+      const { page } = await open('/dashboard');
+      await signIn(page, KEYS.custodial);
+      // More than a page of A's requests, so "Show more" has something to read.
+      const ofA = [];
+      for (let i = 0; i < 6; i++) ofA.push(await create({ description: `${marker} ${i}`, metadata: { marker } }));
+      const failed = ofA.at(-1)!;
+      await requestItem(page, failed.id).waitFor();
+      await requestItem(page, failed.id).getByRole('button', { name: 'Fail', exact: true }).click();
+      await page.locator('#announce', { hasText: `Fail: ${failed.id} is now failed.` }).waitFor();
+      await page.locator('li.event', { hasText: 'payment_request.failed' }).filter({ hasText: failed.id }).locator('[data-status="succeeded"]').waitFor();
+      await requestItem(page, failed.id).locator('summary', { hasText: 'Metadata' }).click();
+      await page.getByRole('button', { name: 'Show secret' }).click();
+      await page.getByLabel('Advance by seconds').fill('soon');
+      await page.getByRole('button', { name: 'Advance', exact: true }).click();
+      await page.locator('#clock-message', { hasText: 'Enter a whole number' }).waitFor();
+      await page.getByLabel('Amount in sats').fill('1');
+      await page.getByLabel('Metadata (JSON, optional)').fill(JSON.stringify({ marker }));
+      await page.getByRole('button', { name: 'Create payment request' }).click();
+      await page.locator('#create-errors', { hasText: 'amount must be at least 21 sats' }).waitFor();
+      await page.getByLabel('Rules (JSON)').fill(`[{"name": "${marker}"`);
+      await page.getByRole('button', { name: 'Save rules' }).click();
+      await page.locator('#rules-message', { hasText: 'not valid JSON' }).waitFor();
+      const eventIds = await page.locator('li.event').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.id!));
+      expect(eventIds.length).toBeGreaterThan(0);
+
+      // A read for A is on its way (held here) when the person switches to B.
+      let releaseLate!: () => void;
+      const released = new Promise<void>((resolve) => (releaseLate = resolve));
+      let heldLate = false;
+      let lateDone!: () => void;
+      const lateSettled = new Promise<void>((resolve) => (lateDone = resolve));
+      await page.route(/\/sandbox\/v1\/payment-requests\?limit=/, async (route) => {
+        if (route.request().headers().authorization !== `Bearer ${KEYS.custodial}`) return route.continue();
+        heldLate = true;
+        // The true answer for A, handed to the page only after it moved on to B.
+        const answer = await route.fetch();
+        await released;
+        await route.fulfill({ response: answer }).catch(() => {});
+        lateDone();
+      });
+      await page.getByRole('button', { name: 'Show more payment requests' }).click();
+      await until(async () => heldLate, (held) => held);
+
+      await page.getByRole('button', { name: 'Change key' }).click();
+      await page.getByRole('button', { name: KEYS.nwc }).click();
+      await page.locator('#live-state', { hasText: 'Live' }).waitFor();
+      await page.locator('#account[aria-busy="false"]').waitFor();
+      const ofB = await create({ description: 'account B' }, KEYS.nwc);
+      await requestItem(page, ofB.id).waitFor();
+      releaseLate();
+      await lateSettled;
+      // Anything A's stream or calls could still bring: a change to A made now, and time for it to land.
+      await server.api(`/sandbox/v1/payment-requests/${ofA[0]!.id}/complete`, { method: 'POST' });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+
+      const everything = await page.evaluate(() => ({
+        innerText: document.body.innerText,
+        textContent: document.body.textContent ?? '',
+        values: Array.from(document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('input, textarea')).map((field) => field.value).join('\n'),
+        attributes: Array.from(document.querySelectorAll('*')).flatMap((element) => Array.from(element.attributes).map((attribute) => attribute.value)).join('\n'),
+      }));
+      for (const [where, text] of Object.entries(everything)) {
+        for (const id of [...ofA.map((pr) => pr.id), ...eventIds]) expect(text, `${where} holds ${id}`).not.toContain(id);
+        expect(text, where).not.toContain(marker);
+        expect(text, where).not.toContain('is now failed');
+        expect(text, where).not.toContain('whsec_');
+      }
+      // No error of A's forms, and B's own page is whole.
+      expect(await page.locator('#create-errors').isHidden()).toBe(true);
+      expect(await page.locator('.error-message, .field-error, .message-error').count()).toBe(0);
+      expect(await page.locator('#announce').textContent()).toBe('');
+      expect(await page.locator('li.request').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.id))).toEqual([ofB.id]);
+      expect(await page.locator('#current-key').innerText()).toBe(KEYS.nwc);
+      expect(await page.getByLabel('Amount in sats').inputValue()).toBe('1000');
+      expect(JSON.parse(await page.getByLabel('Rules (JSON)').inputValue())).toEqual([]);
+      expectClean([/status of 400/]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  /**
+   * Bounds of the dashboard's height with a long history, per viewport width. The page is its
+   * fixed panels (key, clock, create form, endpoints, rules: about 2,200 px at 1440 and 3,050 at
+   * 375 with an empty account) plus one page of each list: 5 requests (about 300 px each at 1440,
+   * 570 at 375, QR code and whole invoice) and 5 events with up to 3 attempts each. That measured
+   * about 3,100 px at 1440 and 7,100 at 375 with 200 events and their deliveries (before: 17,900
+   * and 30,700, growing with each event). The bounds leave about 10 % for other fonts; what matters
+   * as much is that the height no longer grows with the history, checked against one page of it.
+   */
+  const HEIGHT_BOUNDS = { 1440: 3_400, 375: 7_800 } as const;
+
+  it('keeps its height bounded however long the history: a page of requests and of events, each with "Show more" (200 events, 1440 and 375 px)', async () => {
+    const receiver: WebhookReceiver = await startReceiver();
+    try {
+      await server.api('/sandbox/v1/webhook-endpoints', { body: { url: receiver.url } });
+      const heightWith = async (width: 1440 | 375) => {
+        await context.close();
+        context = await browser.newContext({ viewport: { width, height: 900 } });
+        const { page } = await open('/dashboard');
+        await signIn(page, KEYS.custodial);
+        await page.locator('li.event').first().waitFor();
+        return { page, height: await page.evaluate(() => document.documentElement.scrollHeight) };
+      };
+      // One page's worth first (5 requests, 10 events), then 200 events (100 requests, each failed).
+      const requests: Array<{ id: string }> = [];
+      const addRequests = async (count: number) => {
+        for (let i = 0; i < count; i++) {
+          const pr = await create({ description: `Order ${requests.length}` });
+          await server.api(`/sandbox/v1/payment-requests/${pr.id}/fail`, { method: 'POST' });
+          requests.push(pr);
+        }
+        await receiver.waitFor(requests.length * 2);
+      };
+      await addRequests(5);
+      const onePage = { 1440: (await heightWith(1440)).height, 375: (await heightWith(375)).height };
+      await addRequests(95);
+      // (Earlier tests' events may still be in the log: a reset keeps it.)
+      expect((await server.api('/sandbox/v1/events')).body.data.length).toBeGreaterThanOrEqual(200);
+      for (const width of [1440, 375] as const) {
+        const { page, height } = await heightWith(width);
+        expect(await page.locator('li.request').count()).toBe(5);
+        expect(await page.locator('li.event').count()).toBe(5);
+        expect(height, `${width} px`).toBeLessThanOrEqual(HEIGHT_BOUNDS[width]);
+        // The history adds only the "Show more" rows.
+        expect(height - onePage[width], `${width} px`).toBeLessThanOrEqual(150);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      }
+
+      // "Show more" reads the next page, newest first, and takes the keyboard to the first it brought.
+      const { page } = await heightWith(1440);
+      await page.getByRole('button', { name: 'Show more payment requests' }).click();
+      await page.locator('li.request').nth(9).waitFor();
+      const newestFirst = [...requests].reverse().map((pr) => pr.id);
+      expect(await page.locator('li.request').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.id))).toEqual(newestFirst.slice(0, 10));
+      expect(await page.evaluate(() => document.activeElement?.closest('li.request')?.getAttribute('data-id'))).toBe(newestFirst[5]);
+      expect(await page.locator('#requests-count').innerText()).toBe('Showing the newest 10.');
+      await page.getByRole('button', { name: 'Show more events' }).click();
+      await page.locator('li.event').nth(9).waitFor();
+      const events = (await server.api('/sandbox/v1/events?limit=10')).body.data.map((event: { id: string }) => event.id);
+      expect(await page.locator('li.event').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.id))).toEqual(events);
+      expect(await page.evaluate(() => document.activeElement?.closest('li.event')?.getAttribute('data-id'))).toBe(events[5]);
+      // A new request comes in at the top; the list keeps its length.
+      const newest = await create({ description: 'the newest' });
+      await requestItem(page, newest.id).waitFor();
+      expect(await page.locator('li.request').count()).toBe(10);
+      expect(await page.locator('li.request').first().getAttribute('data-id')).toBe(newest.id);
+      expect(await accessibilityProblems(page)).toEqual([]);
+      expectClean();
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('shows at most the newest 3 attempts of an event, and all of them on request', async () => {
+    const receiver: WebhookReceiver = await startReceiver();
+    try {
+      await server.api('/sandbox/v1/webhook-endpoints', { body: { url: receiver.url } });
+      const pr = await create();
+      await receiver.waitFor(1);
+      const [event] = (await server.api(`/sandbox/v1/events?paymentRequest=${pr.id}`)).body.data;
+      for (let i = 0; i < 4; i++) await server.api(`/sandbox/v1/events/${event.id}/redeliver`, { method: 'POST' });
+      await receiver.waitFor(5);
+      const { page } = await open('/dashboard');
+      await signIn(page, KEYS.custodial);
+      const item = page.locator(`li.event[data-id="${event.id}"]`);
+      await item.locator('.deliveries li').first().waitFor();
+      expect(await item.locator('.deliveries li').count()).toBe(3);
+      const toggle = item.getByRole('button', { name: 'Show all attempts' });
+      expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+      await toggle.click();
+      await page.waitForFunction((id) => document.querySelectorAll(`li.event[data-id="${id}"] .deliveries li`).length === 5, event.id);
+      const shown = item.getByRole('button', { name: 'Show only the newest attempts' });
+      expect(await shown.getAttribute('aria-expanded')).toBe('true');
+      // The focus stays on the button that was pressed.
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Show only the newest attempts');
+      await shown.click();
+      await page.waitForFunction((id) => document.querySelectorAll(`li.event[data-id="${id}"] .deliveries li`).length === 3, event.id);
+      expectClean();
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('shows the whole invoice: no line cut off by its box (1440 and 375 px, dashboard and pay page)', async () => {
+    const pr = await create({ description: 'A long invoice', metadata: { orderId: 'A-1' } });
+    for (const width of [1440, 375]) {
+      await context.close();
+      context = await browser.newContext({ viewport: { width, height: 900 } });
+      const { page } = await open('/dashboard');
+      await signIn(page, KEYS.custodial);
+      const pay = await open(`/pay/${pr.id}`);
+      await pay.page.locator('#details').waitFor();
+      for (const box of [requestItem(page, pr.id).locator('.invoice-text'), pay.page.locator('#invoice')]) {
+        expect(await box.innerText()).toBe(pr.invoice);
+        const { scrollHeight, clientHeight, lines } = await box.evaluate((element) => ({
+          scrollHeight: element.scrollHeight,
+          clientHeight: element.clientHeight,
+          lines: Math.round((element.clientHeight - parseFloat(getComputedStyle(element).paddingTop) * 2) / parseFloat(getComputedStyle(element).lineHeight)),
+        }));
+        expect(scrollHeight, `${width} px`).toBeLessThanOrEqual(clientHeight);
+        // It does wrap: several lines at either width.
+        expect(lines, `${width} px`).toBeGreaterThanOrEqual(2);
+      }
+    }
     expectClean();
   });
 
@@ -453,6 +725,47 @@ describe.runIf(executablePath !== null)(SUITE, () => {
       await second.page.locator('#state[data-status="expired"]', { hasText: 'Expired' }).waitFor();
       expect(await second.page.getByRole('button', { name: 'Pay with test wallet' }).isHidden()).toBe(true);
       expect(await accessibilityProblems(second.page)).toEqual([]);
+      expectClean();
+    });
+
+    it('links back to the shop once paid when given ?return= (http or https only, never anything else)', async () => {
+      const shop = 'https://shop.example/thanks?order=A-1';
+      const returning = (path: string, url: string) => `${path}?return=${encodeURIComponent(url)}`;
+      const backLink = (page: Page) => page.getByRole('link', { name: /Back to the shop/ });
+
+      // Not paid yet: no link; paid on the page: the link, to exactly that URL.
+      const pr = await create();
+      const { page } = await open(returning(`/pay/${pr.id}`, shop));
+      await page.locator('#state[data-status="pending"]').waitFor();
+      expect(await backLink(page).count()).toBe(0);
+      await page.getByRole('button', { name: 'Pay with test wallet' }).click();
+      await page.locator('#state[data-status="completed"]').waitFor();
+      await backLink(page).waitFor();
+      expect(await backLink(page).getAttribute('href')).toBe(shop);
+      expect(await backLink(page).getAttribute('rel')).toBe('noopener noreferrer');
+      expect(await page.locator('#return-row').innerText()).toBe('Back to the shop (shop.example)');
+      expect(await accessibilityProblems(page)).toEqual([]);
+
+      // Opened on a request already paid: the link at once. Plain http is a shop's URL too.
+      const already = await open(returning(`/pay/${pr.id}`, 'http://127.0.0.1:3000/done'));
+      await already.page.locator('#state[data-status="completed"]').waitFor();
+      expect(await backLink(already.page).getAttribute('href')).toBe('http://127.0.0.1:3000/done');
+
+      // Anything but an absolute http(s) URL is ignored: no link at all, whatever it says.
+      for (const bad of ['javascript:alert(1)', 'JavaScript:alert(1)', 'data:text/html,<script>alert(1)</script>', '/thanks', 'shop.example/thanks', 'https://', 'ftp://shop.example/', 'https://shop.example@evil.example/', '']) {
+        const other = await open(returning(`/pay/${pr.id}`, bad));
+        await other.page.locator('#state[data-status="completed"]').waitFor();
+        expect(await backLink(other.page).count(), bad).toBe(0);
+        expect(await other.page.locator('a[href^="javascript" i], a[href^="data:" i]').count(), bad).toBe(0);
+        await other.page.close();
+      }
+
+      // A request that failed or expired is not paid: no link back for it.
+      const failed = await create();
+      await server.api(`/sandbox/v1/payment-requests/${failed.id}/fail`, { method: 'POST' });
+      const notPaid = await open(returning(`/pay/${failed.id}`, shop));
+      await notPaid.page.locator('#state[data-status="failed"]').waitFor();
+      expect(await backLink(notPaid.page).count()).toBe(0);
       expectClean();
     });
 

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { builtWebAssets, WEB_SOURCE_DIR } from '../src/http/web-assets.js';
 import { buildWebFiles } from '../src/http/web-build.js';
 import { PAGE_CSP } from '../src/http/web-pages.js';
+import { returnUrlOf } from '../src/web/pay/return-url.js';
 import { SseParser, type StreamMessage } from '../src/web/shared/sse.js';
 import { startReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 import { createBody, KEYS, startServer, type RunningServer } from './support/sandbox-server.js';
@@ -250,6 +251,44 @@ describe('the pages', () => {
     } finally {
       await bare.close();
     }
+  });
+});
+
+describe("the pay page's ?return= URL", () => {
+  const returnOf = (url: string) => returnUrlOf(`?return=${encodeURIComponent(url)}`)?.href;
+
+  it('takes an absolute http: or https: URL, as the browser writes it', () => {
+    expect(returnOf('https://shop.example/thanks')).toBe('https://shop.example/thanks');
+    expect(returnOf('https://shop.example/thanks?order=A-1#done')).toBe('https://shop.example/thanks?order=A-1#done');
+    expect(returnOf('http://127.0.0.1:3000/done')).toBe('http://127.0.0.1:3000/done');
+    expect(returnOf('HTTPS://Shop.Example')).toBe('https://shop.example/');
+    expect(returnUrlOf('?return=https%3A%2F%2Fshop.example%2F&other=1')?.href).toBe('https://shop.example/');
+  });
+
+  it('ignores everything else: other schemes, relative or malformed URLs, credentials, nothing at all', () => {
+    for (const url of [
+      'javascript:alert(1)',
+      ' JavaScript:alert(1)',
+      'java\tscript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'vbscript:msgbox(1)',
+      'file:///etc/passwd',
+      'ftp://shop.example/',
+      'blob:https://shop.example/1',
+      '/thanks',
+      '//evil.example/',
+      'shop.example/thanks',
+      'https://',
+      'http://[::1',
+      'https://shop.example@evil.example/',
+      'https://user:pass@shop.example/',
+      '',
+      '   ',
+    ]) {
+      expect(returnOf(url), JSON.stringify(url)).toBeUndefined();
+    }
+    expect(returnUrlOf('')).toBeUndefined();
+    expect(returnUrlOf('?returnUrl=https://shop.example/')).toBeUndefined();
   });
 });
 

@@ -3,7 +3,7 @@
  * creates a payment request, and the behaviour rules as editable JSON.
  */
 import type { PaymentRequest } from '../../schemas/payment-request.js';
-import { describeProblem } from '../shared/api.js';
+import { ApiProblem, describeProblem } from '../shared/api.js';
 import { byId, h, replaceChildren } from '../shared/dom.js';
 import { absoluteTime, durationInWords, type ClockView } from '../shared/time.js';
 import { setMessage, type Session } from './session.js';
@@ -80,16 +80,29 @@ export class ClockPanel {
   }
 }
 
-/** The form that creates a payment request through `POST /api/v1/payment-requests`. */
+/** A problem to show in the create form: on a field (named as in the API's body), or on the whole request. */
+interface FormProblem {
+  field?: string;
+  message: string;
+}
+
+/**
+ * The form that creates a payment request through `POST /api/v1/payment-requests`. A refused
+ * create is told GOV.UK's way: an error summary at the top of the form ("There is a problem", a
+ * link to each field at fault), which takes the focus (and so comes into view and is read out),
+ * and the message again above each field at fault, tied to it by aria-describedby.
+ */
 export class CreateForm {
   readonly #session: Session;
   readonly #created: (view: PaymentRequest) => void;
+  readonly #form = byId<HTMLFormElement>('create-form');
   readonly #message = byId('create-message');
+  readonly #summary = byId('create-errors');
 
   constructor(session: Session, created: (view: PaymentRequest) => void) {
     this.#session = session;
     this.#created = created;
-    byId<HTMLFormElement>('create-form').onsubmit = (event) => {
+    this.#form.onsubmit = (event) => {
       event.preventDefault();
       void this.#create();
     };
@@ -106,11 +119,13 @@ export class CreateForm {
     };
     if (value('create-expires') !== '') body.expiresIn = whole(value('create-expires'));
     const metadata = value('create-metadata');
+    this.#clearProblems();
+    setMessage(this.#message, '');
     if (metadata !== '') {
       try {
         body.metadata = JSON.parse(metadata);
       } catch (error) {
-        setMessage(this.#message, `The metadata is not valid JSON: ${(error as Error).message}`, 'error');
+        this.#showProblems([{ field: 'metadata', message: `The metadata is not valid JSON: ${(error as Error).message}` }]);
         return;
       }
     }
@@ -119,8 +134,67 @@ export class CreateForm {
       this.#created(created);
       setMessage(this.#message, `Created ${created.id} for ${created.amount} sats.`, 'success');
     } catch (error) {
-      setMessage(this.#message, `The payment request was not created: ${describeProblem(error)}`, 'error');
+      const details = error instanceof ApiProblem ? error.details : [];
+      const onFields = details.filter((detail) => this.#input(detail.field) !== undefined);
+      this.#showProblems([
+        // What no field shows goes in the summary as the API's words.
+        ...(onFields.length === details.length && onFields.length > 0 ? [] : [{ message: `The payment request was not created: ${describeProblem(error)}` }]),
+        ...onFields.map((detail) => ({ field: detail.field, message: detail.message })),
+      ]);
     }
+  }
+
+  /** The form's input for an API field (`metadata.orderId` is the metadata box's). */
+  #input(field: string | undefined): HTMLInputElement | HTMLTextAreaElement | undefined {
+    const name = field?.split(/[.[]/)[0];
+    if (name === undefined || name === '') return undefined;
+    const input = this.#form.elements.namedItem(name);
+    return input instanceof HTMLInputElement || input instanceof HTMLTextAreaElement ? input : undefined;
+  }
+
+  #showProblems(problems: FormProblem[]): void {
+    const items = problems.map((problem) => {
+      const input = this.#input(problem.field);
+      if (input === undefined) return h('li', {}, problem.message);
+      const errorId = `${input.id}-error`;
+      const message = document.getElementById(errorId);
+      if (message !== null) message.append(h('br'), problem.message);
+      else {
+        input.before(h('p', { class: 'error-message', id: errorId }, h('span', { class: 'visually-hidden' }, 'Error: '), problem.message));
+        input.closest('.field')?.classList.add('field-error');
+        input.setAttribute('aria-invalid', 'true');
+        input.setAttribute('aria-describedby', [input.getAttribute('aria-describedby'), errorId].filter(Boolean).join(' '));
+      }
+      const link = h('a', { href: `#${input.id}` }, problem.message);
+      link.onclick = (event) => {
+        event.preventDefault();
+        input.focus();
+        // The label and the message above the field come into view with it.
+        (input.closest('.field') ?? input).scrollIntoView({ block: 'start' });
+      };
+      return h('li', {}, link);
+    });
+    replaceChildren(byId('create-errors-list'), ...items);
+    this.#summary.hidden = false;
+    // Moving the focus brings the summary into view and has screen readers read it.
+    this.#summary.focus();
+    this.#summary.scrollIntoView({ block: 'nearest' });
+  }
+
+  #clearProblems(): void {
+    this.#summary.hidden = true;
+    byId('create-errors-list').replaceChildren();
+    for (const message of Array.from(this.#form.querySelectorAll('.error-message'))) {
+      const input = this.#form.querySelector<HTMLElement>(`[aria-describedby~="${message.id}"]`);
+      if (input !== null) {
+        const rest = (input.getAttribute('aria-describedby') ?? '').split(' ').filter((id) => id !== '' && id !== message.id);
+        if (rest.length > 0) input.setAttribute('aria-describedby', rest.join(' '));
+        else input.removeAttribute('aria-describedby');
+        input.removeAttribute('aria-invalid');
+      }
+      message.remove();
+    }
+    for (const field of Array.from(this.#form.querySelectorAll('.field-error'))) field.classList.remove('field-error');
   }
 }
 

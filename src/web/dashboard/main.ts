@@ -4,6 +4,10 @@
  * in the Authorization header, and live updates from `GET /sandbox/v1/stream` (Server-Sent Events
  * read with fetch, so the key never goes in a URL). The key is kept in sessionStorage: this tab
  * only, gone when it closes.
+ *
+ * Changing the key leaves nothing of the previous account: its session ends (calls aborted, late
+ * answers dropped, stream closed, timers stopped) and the account's part of the page is put back
+ * as it was when the page loaded, lists, notices, form values and errors included.
  */
 import type { WebhookEvent } from '../../schemas/webhooks.js';
 import { callApi, describeProblem } from '../shared/api.js';
@@ -28,12 +32,28 @@ interface Running {
 }
 
 let running: Running | undefined;
+/** Counts the keys chosen: a key check that answers after another key was chosen is dropped. */
+let generation = 0;
 const keyMessage = byId('key-message');
 const announce = byId('announce');
+/** The account's part of the page as loaded, before any account was drawn in it. */
+const pristineAccount = byId('account').cloneNode(true) as HTMLElement;
 
-async function useKey(key: string): Promise<void> {
+/** Ends the current account, if any, and wipes everything it drew. */
+function leaveAccount(): void {
+  generation += 1;
   running?.stop();
   running = undefined;
+  byId('account').replaceWith(pristineAccount.cloneNode(true));
+  announce.textContent = '';
+  byId('live-state').textContent = '';
+  byId('current-key').textContent = '';
+  byId('signed-in').hidden = true;
+}
+
+async function useKey(key: string): Promise<void> {
+  leaveAccount();
+  const mine = generation;
   if (key === '') {
     setMessage(keyMessage, 'Enter an API key, or pick one of the test keys.', 'error');
     byId('api-key').focus();
@@ -43,18 +63,26 @@ async function useKey(key: string): Promise<void> {
   try {
     await callApi<ClockView>('GET', '/sandbox/v1/clock', { key });
   } catch (error) {
+    if (mine !== generation) return;
     sessionStorage.removeItem(KEY_STORAGE);
     setMessage(keyMessage, `That key cannot be used: ${describeProblem(error)}`, 'error');
     byId('api-key').focus();
     return;
   }
+  if (mine !== generation) return;
   sessionStorage.setItem(KEY_STORAGE, key);
   setMessage(keyMessage, '');
   start(new Session(key));
 }
 
 function start(session: Session): void {
-  const requests = new RequestList(session, byId('requests'), byId('requests-message'), announce);
+  const requests = new RequestList(session, {
+    list: byId('requests'),
+    message: byId('requests-message'),
+    announce,
+    more: byId<HTMLButtonElement>('requests-more'),
+    count: byId('requests-count'),
+  });
   const clock = new ClockPanel(session);
   const webhooks = new WebhookPanel(session, {
     endpoints: byId('endpoints'),
@@ -62,6 +90,8 @@ function start(session: Session): void {
     endpointsMessage: byId('endpoints-message'),
     events: byId('events'),
     eventsMessage: byId('events-message'),
+    eventsMore: byId<HTMLButtonElement>('events-more'),
+    eventsCount: byId('events-count'),
   });
   const rules = new RulesPanel(session);
   new CreateForm(session, (view) => requests.upsert(view));
@@ -86,6 +116,7 @@ function start(session: Session): void {
     }
   };
   const onMessage = (message: StreamMessage): void => {
+    if (session.ended) return;
     const data = JSON.parse(message.data) as unknown;
     if (message.event === 'clock') {
       const before = session.clock.now();
@@ -103,6 +134,7 @@ function start(session: Session): void {
   const stopStream = openStream('/sandbox/v1/stream', { authorization: `Bearer ${session.key}` }, {
     onMessage,
     onState(state) {
+      if (session.ended) return;
       if (state === 'open') {
         liveState.textContent = 'Live: changes appear as they happen.';
         // Read everything once the stream is open, so nothing falls between the read and the stream.
@@ -125,6 +157,7 @@ function start(session: Session): void {
     webhooks,
     rules,
     stop() {
+      session.end();
       stopStream();
       clearInterval(ticker);
       webhooks.stop();
@@ -143,11 +176,9 @@ for (const button of Array.from(document.querySelectorAll<HTMLButtonElement>('bu
   });
 }
 byId('change-key').addEventListener('click', () => {
-  running?.stop();
-  running = undefined;
+  leaveAccount();
   sessionStorage.removeItem(KEY_STORAGE);
-  byId('account').hidden = true;
-  byId('signed-in').hidden = true;
+  setMessage(keyMessage, '');
   byId('key-form').hidden = false;
   byId<HTMLInputElement>('api-key').value = '';
   byId('api-key').focus();

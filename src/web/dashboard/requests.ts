@@ -1,7 +1,8 @@
 /**
  * The account's payment requests, newest first, kept current by the live stream: each with its
  * state in words, fee, description, times that tick on the account's clock, a QR code, the
- * invoice with a copy button, and the Pay / Fail / Expire controls.
+ * invoice with a copy button, and the Pay / Fail / Expire controls. A page of them at a time,
+ * with "Show more" for older ones, so the page keeps a reasonable height however many there are.
  */
 import type { PaymentRequest } from '../../schemas/payment-request.js';
 import { describeProblem } from '../shared/api.js';
@@ -11,8 +12,8 @@ import { lightningUri, qrSvg } from '../shared/qr.js';
 import { relativeTimeElement } from '../shared/time.js';
 import { setMessage, type Session } from './session.js';
 
-/** How many requests the list shows; older ones are a click away in the API. */
-export const LIST_LIMIT = 50;
+/** How many requests the list shows at first, and how many more each "Show more" adds. */
+export const PAGE_SIZE = 5;
 
 /** The words for each state; the colour of the tag only repeats them. */
 export const STATUS_LABELS: Record<PaymentRequest['status'], string> = {
@@ -30,21 +31,40 @@ const ACTIONS = [
 
 const sats = new Intl.NumberFormat('en');
 
+/** Elements of the list's part of the page. */
+export interface RequestListElements {
+  list: HTMLElement;
+  message: HTMLElement;
+  announce: HTMLElement;
+  /** "Show more", and the line that says how many are shown. */
+  more: HTMLButtonElement;
+  count: HTMLElement;
+}
+
 /** The list of payment requests. */
 export class RequestList {
   readonly #session: Session;
   readonly #list: HTMLElement;
   readonly #message: HTMLElement;
   readonly #announce: HTMLElement;
+  readonly #more: HTMLButtonElement;
+  readonly #count: HTMLElement;
   readonly #shown = new Map<string, { view: PaymentRequest; element: HTMLLIElement }>();
   /** For each load under way, what the stream brought meanwhile: its read may predate them. */
   readonly #arrivedDuringLoads = new Set<PaymentRequest[]>();
+  /** How many the list shows; "Show more" adds a page. */
+  #limit = PAGE_SIZE;
+  /** Whether the account has older requests than those shown. */
+  #hasMore = false;
 
-  constructor(session: Session, list: HTMLElement, message: HTMLElement, announce: HTMLElement) {
+  constructor(session: Session, elements: RequestListElements) {
     this.#session = session;
-    this.#list = list;
-    this.#message = message;
-    this.#announce = announce;
+    this.#list = elements.list;
+    this.#message = elements.message;
+    this.#announce = elements.announce;
+    this.#more = elements.more;
+    this.#count = elements.count;
+    this.#more.onclick = () => void this.#showMore();
   }
 
   /** Reads the newest requests again and shows them. */
@@ -53,13 +73,15 @@ export class RequestList {
     this.#arrivedDuringLoads.add(arrived);
     let data: PaymentRequest[];
     try {
-      ({ data } = await this.#session.call<{ data: PaymentRequest[] }>('GET', `/sandbox/v1/payment-requests?limit=${LIST_LIMIT}`));
+      // One more than shown tells whether there are older ones (the API has no cursor, only a limit).
+      ({ data } = await this.#session.call<{ data: PaymentRequest[] }>('GET', `/sandbox/v1/payment-requests?limit=${this.#limit + 1}`));
     } finally {
       this.#arrivedDuringLoads.delete(arrived);
     }
+    this.#hasMore = data.length > this.#limit;
     this.#shown.clear();
     this.#list.replaceChildren();
-    for (const view of data) {
+    for (const view of data.slice(0, this.#limit)) {
       const element = this.#render(view);
       this.#shown.set(view.id, { view, element });
       this.#list.append(element);
@@ -68,6 +90,23 @@ export class RequestList {
     // A request created (or changed) while the read was on its way would otherwise vanish until
     // the next change: the read's answer may have been written before it.
     for (const view of arrived) this.upsert(view);
+  }
+
+  async #showMore(): Promise<void> {
+    const before = new Set(this.#shown.keys());
+    this.#limit += PAGE_SIZE;
+    this.#more.disabled = true;
+    try {
+      await this.load();
+    } catch (error) {
+      this.#limit -= PAGE_SIZE;
+      setMessage(this.#message, `Could not read more payment requests: ${describeProblem(error)}`, 'error');
+    } finally {
+      this.#more.disabled = false;
+    }
+    // Take the keyboard to the first request it brought, as a person reading on would.
+    const first = Array.from(this.#shown.keys()).find((id) => !before.has(id));
+    if (first !== undefined) this.#shown.get(first)!.element.querySelector<HTMLElement>('h3')?.focus();
   }
 
   /** Shows a new or changed request (from the stream or an action), unless it is older than what is shown. */
@@ -87,11 +126,12 @@ export class RequestList {
     const element = this.#render(view);
     this.#shown.set(view.id, { view, element });
     this.#list.prepend(element);
-    while (this.#shown.size > LIST_LIMIT) {
+    while (this.#shown.size > this.#limit) {
       const oldest = this.#list.lastElementChild as HTMLLIElement | null;
       if (oldest === null) break;
       this.#shown.delete(oldest.dataset.id!);
       oldest.remove();
+      this.#hasMore = true;
     }
     this.#showEmpty();
   }
@@ -99,6 +139,13 @@ export class RequestList {
   #showEmpty(): void {
     this.#list.querySelector('.empty')?.remove();
     if (this.#shown.size === 0) this.#list.append(h('li', { class: 'empty' }, 'No payment requests yet. Create one with the form, or with POST /api/v1/payment-requests.'));
+    this.#more.hidden = !this.#hasMore;
+    const shown = this.#shown.size;
+    this.#count.textContent = this.#hasMore ? `Showing the newest ${shown}.` : shown > PAGE_SIZE ? `Showing all ${shown}.` : '';
+  }
+
+  #say(message: string): void {
+    if (!this.#session.ended) this.#announce.textContent = message;
   }
 
   async #act(view: PaymentRequest, transition: 'complete' | 'fail' | 'expire', name: string): Promise<void> {
@@ -106,7 +153,7 @@ export class RequestList {
     try {
       const result = await this.#session.call<PaymentRequest>('POST', `/sandbox/v1/payment-requests/${encodeURIComponent(view.id)}/${transition}`);
       this.upsert(result);
-      this.#announce.textContent = `${name}: ${view.id} is now ${STATUS_LABELS[result.status].toLowerCase()}.`;
+      this.#say(`${name}: ${view.id} is now ${STATUS_LABELS[result.status].toLowerCase()}.`);
     } catch (error) {
       setMessage(this.#message, `${name} did not work for ${view.id}: ${describeProblem(error)}`, 'error');
     }
@@ -129,7 +176,7 @@ export class RequestList {
     const actions = h(
       'div',
       { class: 'button-group', role: 'group', 'aria-label': `Actions for ${view.id}` },
-      copyButton('Copy invoice', () => view.invoice, () => invoice, (message) => (this.#announce.textContent = message)),
+      copyButton('Copy invoice', () => view.invoice, () => invoice, (message) => this.#say(message)),
       ...ACTIONS.map(({ name, transition, style }) =>
         h('button', { type: 'button', class: style, disabled: terminal, 'data-action': transition, 'data-focus-key': transition, onclick: () => void this.#act(view, transition, name) }, name),
       ),
@@ -144,7 +191,7 @@ export class RequestList {
         h(
           'div',
           { class: 'request-head' },
-          h('h3', { id: headingId }, `${sats.format(view.amount)} sats`),
+          h('h3', { id: headingId, tabindex: -1, 'data-focus-key': 'heading' }, `${sats.format(view.amount)} sats`),
           h('strong', { class: `tag tag-${view.status}`, 'data-role': 'status' }, STATUS_LABELS[view.status]),
         ),
         h('p', { class: 'request-description' }, view.description),

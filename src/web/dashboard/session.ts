@@ -2,18 +2,43 @@
 import { callApi } from '../shared/api.js';
 import { AccountClock } from '../shared/time.js';
 
-/** The account the dashboard works on, chosen by its key. */
+/** A promise that never settles: what a call of an ended session gives, so nothing after it runs. */
+const never = <T>(): Promise<T> => new Promise<T>(() => {});
+
+/**
+ * The account the dashboard works on, chosen by its key. It ends when the person changes the key:
+ * its calls under way are aborted, and an answer that still arrives afterwards is dropped (the
+ * promise never settles), so nothing of this account is drawn once another one is shown.
+ */
 export class Session {
   readonly key: string;
   readonly clock = new AccountClock();
+  readonly #abort = new AbortController();
 
   constructor(key: string) {
     this.key = key;
   }
 
-  /** Calls the API with this session's key. */
-  call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    return callApi<T>(method, path, { key: this.key, ...(body !== undefined ? { body } : {}) });
+  /** Whether the person has moved on to another key (or none). */
+  get ended(): boolean {
+    return this.#abort.signal.aborted;
+  }
+
+  /** Ends the session: aborts its calls and stops their answers from reaching the page. */
+  end(): void {
+    this.#abort.abort();
+  }
+
+  /** Calls the API with this session's key; never settles once the session has ended. */
+  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    if (this.ended) return never<T>();
+    try {
+      const answer = await callApi<T>(method, path, { key: this.key, signal: this.#abort.signal, ...(body !== undefined ? { body } : {}) });
+      return this.ended ? never<T>() : answer;
+    } catch (error) {
+      if (this.ended) return never<T>();
+      throw error;
+    }
   }
 }
 

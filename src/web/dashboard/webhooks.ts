@@ -1,18 +1,20 @@
 /**
  * Webhooks on the dashboard: the account's endpoints (add, delete, secret on demand), and its
- * events with every delivery attempt and a "Redeliver" button, refreshed when the stream says an
- * event happened or an attempt was recorded.
+ * events with their delivery attempts and a "Redeliver" button, refreshed when the stream says an
+ * event happened or an attempt was recorded. A page of events at a time ("Show more events"), each
+ * with its newest attempts, read for that event ("Show all attempts" reads the rest), so the page
+ * keeps a reasonable height however long the log.
  */
 import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../schemas/webhooks.js';
-import { describeProblem } from '../shared/api.js';
+import { ApiProblem, describeProblem } from '../shared/api.js';
 import { h, replaceChildren } from '../shared/dom.js';
 import { relativeTimeElement } from '../shared/time.js';
 import { setMessage, type Session } from './session.js';
 
-/** Events shown; each account keeps up to 1,000. */
-const EVENT_LIMIT = 20;
-/** Attempts read to go with them. */
-const DELIVERY_LIMIT = 200;
+/** Events shown at first, and how many more each "Show more events" adds; each account keeps up to 1,000. */
+export const EVENT_PAGE_SIZE = 5;
+/** Attempts shown under an event until "Show all attempts" is pressed: the newest ones. */
+export const ATTEMPTS_SHOWN = 3;
 /** Bursts of stream messages (an advance that runs many retries) cause one read, this long after the first. */
 const REFRESH_DELAY_MS = 150;
 
@@ -25,6 +27,9 @@ export interface WebhookElements {
   endpointsMessage: HTMLElement;
   events: HTMLElement;
   eventsMessage: HTMLElement;
+  /** "Show more events", and the line that says how many are shown. */
+  eventsMore: HTMLButtonElement;
+  eventsCount: HTMLElement;
 }
 
 /** Endpoints, events and deliveries. */
@@ -33,6 +38,10 @@ export class WebhookPanel {
   readonly #elements: WebhookElements;
   #endpoints: WebhookEndpoint[] = [];
   #refresh: ReturnType<typeof setTimeout> | undefined;
+  /** How many events the list shows; "Show more events" adds a page. */
+  #eventLimit = EVENT_PAGE_SIZE;
+  /** Events whose every attempt the person asked to see. */
+  readonly #expanded = new Set<string>();
 
   constructor(session: Session, elements: WebhookElements) {
     this.#session = session;
@@ -41,6 +50,7 @@ export class WebhookPanel {
       event.preventDefault();
       void this.#addEndpoint();
     };
+    elements.eventsMore.onclick = () => void this.#showMoreEvents();
   }
 
   /** Reads endpoints, events and deliveries again. */
@@ -134,40 +144,95 @@ export class WebhookPanel {
   }
 
   async #loadEvents(): Promise<void> {
-    const [{ data: events }, { data: deliveries }] = await Promise.all([
-      this.#session.call<{ data: WebhookEvent[] }>('GET', `/sandbox/v1/events?limit=${EVENT_LIMIT}`),
-      this.#session.call<{ data: WebhookDelivery[] }>('GET', `/sandbox/v1/webhook-deliveries?limit=${DELIVERY_LIMIT}`),
-    ]);
+    const limit = this.#eventLimit;
+    // One more than shown tells whether there are older ones (the API has no cursor, only a limit).
+    const { data: found } = await this.#session.call<{ data: WebhookEvent[] }>('GET', `/sandbox/v1/events?limit=${limit + 1}`);
+    const events = found.slice(0, limit);
+    // Each event's own attempts: the newest few (one more tells whether there are others), or all.
+    const attemptsOf = await Promise.all(
+      events.map((event) =>
+        this.#session
+          .call<{ data: WebhookDelivery[] }>('GET', `/sandbox/v1/webhook-deliveries?event=${encodeURIComponent(event.id)}${this.#expanded.has(event.id) ? '' : `&limit=${ATTEMPTS_SHOWN + 1}`}`)
+          // An event dropped from the log meanwhile (each account keeps its newest 1,000) has none to show.
+          .then(({ data }) => data, (error: unknown) => (error instanceof ApiProblem && error.status === 404 ? [] : Promise.reject(error))),
+      ),
+    );
+    const hasMore = found.length > limit;
     const list = this.#elements.events;
+    this.#elements.eventsMore.hidden = !hasMore;
+    this.#elements.eventsCount.textContent = hasMore ? `Showing the newest ${events.length}.` : events.length > EVENT_PAGE_SIZE ? `Showing all ${events.length}.` : '';
+    for (const id of this.#expanded) if (!events.some((event) => event.id === id)) this.#expanded.delete(id);
     if (events.length === 0) {
       replaceChildren(list, h('li', { class: 'empty' }, 'No events yet: each change of a payment request is one.'));
       return;
     }
-    const byEvent = new Map<string, WebhookDelivery[]>();
-    for (const delivery of deliveries) {
-      const attempts = byEvent.get(delivery.event) ?? [];
-      attempts.push(delivery);
-      byEvent.set(delivery.event, attempts);
+    const focused = document.activeElement as HTMLElement | null;
+    const focusedEvent = focused?.closest<HTMLElement>('.event')?.dataset.id;
+    const focusKey = focused?.dataset.focusKey;
+    replaceChildren(list, ...events.map((event, index) => this.#renderEvent(event, attemptsOf[index]!)));
+    if (focusedEvent !== undefined) {
+      const item = list.querySelector<HTMLElement>(`.event[data-id="${focusedEvent}"]`);
+      (item?.querySelector<HTMLElement>(`[data-focus-key="${focusKey}"]`) ?? item?.querySelector<HTMLElement>('button'))?.focus();
     }
-    const focusedEvent = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>('.event')?.dataset.id;
-    replaceChildren(list, ...events.map((event) => this.#renderEvent(event, byEvent.get(event.id) ?? [])));
-    if (focusedEvent !== undefined) list.querySelector<HTMLElement>(`.event[data-id="${focusedEvent}"] button`)?.focus();
   }
 
+  async #showMoreEvents(): Promise<void> {
+    const before = new Set(Array.from(this.#elements.events.querySelectorAll<HTMLElement>('.event')).map((item) => item.dataset.id));
+    const button = this.#elements.eventsMore;
+    this.#eventLimit += EVENT_PAGE_SIZE;
+    button.disabled = true;
+    try {
+      await this.#loadEvents();
+    } catch (error) {
+      this.#eventLimit -= EVENT_PAGE_SIZE;
+      setMessage(this.#elements.eventsMessage, `Could not read more events: ${describeProblem(error)}`, 'error');
+    } finally {
+      button.disabled = false;
+    }
+    // Take the keyboard to the first event it brought, as a person reading on would.
+    const first = Array.from(this.#elements.events.querySelectorAll<HTMLElement>('.event')).find((item) => !before.has(item.dataset.id));
+    first?.querySelector<HTMLElement>('h3')?.focus();
+  }
+
+  async #toggleAttempts(event: WebhookEvent): Promise<void> {
+    if (this.#expanded.has(event.id)) this.#expanded.delete(event.id);
+    else this.#expanded.add(event.id);
+    try {
+      await this.#loadEvents();
+    } catch (error) {
+      setMessage(this.#elements.eventsMessage, `Could not read the attempts of ${event.id}: ${describeProblem(error)}`, 'error');
+    }
+  }
+
+  /** One event, with its attempts read (newest first): all of them, or the newest and one more when not expanded. */
   #renderEvent(event: WebhookEvent, deliveries: WebhookDelivery[]): HTMLLIElement {
     const headingId = `event-${event.id}`;
-    const redeliver = h('button', { type: 'button', class: 'secondary', 'aria-describedby': headingId }, 'Redeliver');
+    const attemptsId = `attempts-${event.id}`;
+    const redeliver = h('button', { type: 'button', class: 'secondary', 'aria-describedby': headingId, 'data-focus-key': 'redeliver' }, 'Redeliver');
     redeliver.onclick = () => void this.#redeliver(event);
+    const expanded = this.#expanded.has(event.id);
+    const newest = expanded ? deliveries : deliveries.slice(0, ATTEMPTS_SHOWN);
+    const hasEarlier = !expanded && deliveries.length > ATTEMPTS_SHOWN;
     // Oldest attempt first reads as a story: tried, failed, retried, delivered.
-    const attempts = [...deliveries].sort((a, b) => a.id.localeCompare(b.id) || a.attempt - b.attempt);
+    const attempts = [...newest].sort((a, b) => a.id.localeCompare(b.id) || a.attempt - b.attempt);
+    const toggle =
+      expanded || hasEarlier
+        ? h(
+            'button',
+            { type: 'button', class: 'link', 'aria-expanded': String(expanded), 'aria-controls': attemptsId, 'data-focus-key': 'attempts' },
+            expanded ? 'Show only the newest attempts' : 'Show all attempts',
+          )
+        : null;
+    if (toggle !== null) toggle.onclick = () => void this.#toggleAttempts(event);
     return h(
       'li',
       { class: 'event', 'data-id': event.id },
-      h('div', { class: 'event-head' }, h('h3', { id: headingId }, event.type), redeliver),
+      h('div', { class: 'event-head' }, h('h3', { id: headingId, tabindex: -1, 'data-focus-key': 'heading' }, event.type), redeliver),
       h('p', { class: 'event-meta' }, h('code', {}, event.id), ' for ', h('code', {}, event.data.id), ' · ', relativeTimeElement(event.timestamp, '', this.#session.clock)),
       attempts.length === 0
-        ? h('p', { class: 'hint' }, 'Not sent: no endpoint took this event.')
-        : h('ul', { class: 'deliveries', 'aria-label': `Deliveries of ${event.id}` }, ...attempts.map((delivery) => this.#renderDelivery(delivery))),
+        ? h('p', { class: 'hint', id: attemptsId }, 'Not sent: no endpoint took this event.')
+        : h('ul', { class: 'deliveries', id: attemptsId, 'aria-label': `Deliveries of ${event.id}` }, ...attempts.map((delivery) => this.#renderDelivery(delivery))),
+      toggle !== null ? h('p', { class: 'attempts-toggle' }, toggle) : null,
     );
   }
 

@@ -3,6 +3,9 @@
  * public fields from `/sandbox/v1/pay-page/{id}` (no key: the id is the secret), shows the QR code
  * and the invoice, counts the time left on the account's clock, pays with the test wallet, and
  * follows the state live through an EventSource on `/pay/{id}/stream`.
+ *
+ * A merchant may add `?return=<URL>`: once the request is paid, the page links back to it (only an
+ * absolute http: or https: URL; anything else is ignored, never made a link).
  */
 import type { PayPageView } from '../../schemas/control.js';
 import { callApi, describeProblem } from '../shared/api.js';
@@ -10,6 +13,7 @@ import { copyButton } from '../shared/copy.js';
 import { byId, h, replaceChildren } from '../shared/dom.js';
 import { lightningUri, qrSvg } from '../shared/qr.js';
 import { absoluteTime, AccountClock, countdown } from '../shared/time.js';
+import { returnUrlOf } from './return-url.js';
 
 const STATES: Record<PayPageView['status'], { tag: string; text: string; title: string }> = {
   pending: { tag: 'Waiting for payment', text: 'Scan the code with a Lightning wallet, or pay with the test wallet.', title: 'Pay with Lightning' },
@@ -22,6 +26,7 @@ const id = decodeURIComponent(location.pathname.split('/')[2] ?? '');
 const base = `/sandbox/v1/pay-page/${encodeURIComponent(id)}`;
 const clock = new AccountClock();
 const amountFormat = new Intl.NumberFormat('en');
+const returnUrl = returnUrlOf(location.search);
 let current: PayPageView | undefined;
 let stream: EventSource | undefined;
 
@@ -54,6 +59,7 @@ function render(view: PayPageView): void {
     expires.replaceChildren(h('time', { datetime: view.expiresAt }, `(until ${absoluteTime(Date.parse(view.expiresAt))})`));
   }
   byId('clock-note').textContent = view.clock.frozen ? "The sandbox's clock is frozen: time stands still until it is moved on." : '';
+  showReturn(view.status === 'completed');
   const done = view.status !== 'pending';
   byId('pay-card').classList.toggle('done', done);
   byId<HTMLButtonElement>('pay-button').disabled = done;
@@ -62,6 +68,18 @@ function render(view: PayPageView): void {
   byId('pay-card').removeAttribute('aria-busy');
   if (done) stream?.close();
   tick();
+}
+
+/** The link back to the shop, once paid and when the shop gave one. */
+function showReturn(paid: boolean): void {
+  const row = byId('return-row');
+  if (!paid || returnUrl === undefined) {
+    row.hidden = true;
+    return;
+  }
+  byId<HTMLAnchorElement>('return-link').href = returnUrl.href;
+  byId('return-host').textContent = `(${returnUrl.host})`;
+  row.hidden = false;
 }
 
 function tick(): void {

@@ -18,14 +18,22 @@ export class ApiProblem extends Error {
   }
 }
 
-/** Calls the API; resolves with the parsed body (undefined for 202/204 without one), throws ApiProblem otherwise. */
-export async function callApi<T>(method: string, path: string, options: { key?: string; body?: unknown } = {}): Promise<T> {
+/**
+ * Calls the API; resolves with the parsed body (undefined for 202/204 without one), throws ApiProblem
+ * otherwise. `signal` cancels the call (the dashboard's calls end with the key they were made with).
+ */
+export async function callApi<T>(method: string, path: string, options: { key?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
   const headers: Record<string, string> = {};
   if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
-    response = await fetch(path, { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
+    response = await fetch(path, {
+      method,
+      headers,
+      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    });
   } catch {
     throw new ApiProblem(0, 'network_error', 'The sandbox could not be reached. Is it still running?');
   }
