@@ -11,6 +11,7 @@ import type { EventListener } from './core/events/change-log.js';
 import type { RandomSource, RecoverableSigner, SandboxStore, Timers, WallClock, WebhookSender } from './core/ports.js';
 import { cryptoRandom } from './core/random.js';
 import { resolveSettings, type SandboxSettings } from './core/settings.js';
+import { openApiRoute } from './openapi/route.js';
 import { createInvoiceIssuer } from './lightning/invoice-issuer.js';
 import type { Network } from './lightning/networks.js';
 import { parsePrivateKey } from './lightning/node-key.js';
@@ -61,8 +62,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const network = options.network ?? 'regtest';
   const store = options.store ?? createMemoryStore();
   const wall = options.wallClock ?? { now: () => Date.now() };
+  const settings = resolveSettings(options.settings);
   const engine = createEngine({
-    settings: resolveSettings(options.settings),
+    settings,
+    extraRoutes: [openApiRoute(settings)],
     accounts: accountsConfig,
     store,
     clocks: createAccountClocks({ store, wall, mode: options.clock ?? 'running' }),

@@ -9,10 +9,13 @@ import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AccountsConfig } from '../src/core/accounts/accounts.js';
+import { statusOf } from '../src/core/pipeline/errors.js';
+import { errorCodesOf, type AnyRoute } from '../src/core/pipeline/route.js';
 import { DEFAULT_SETTINGS, resolveSettings } from '../src/core/settings.js';
 import { createHandlers } from '../src/msw/index.node.js';
-import { buildOpenApiDocument } from '../src/openapi/index.js';
-import { createSandbox } from '../src/sandbox.js';
+import { openApiDocumentOf } from '../src/openapi/index.js';
+import { createSandbox, DEFAULT_ACCOUNTS } from '../src/sandbox.js';
 import { runCli } from './support/cli-process.js';
 import { startServer, type RunningServer } from './support/sandbox-server.js';
 
@@ -38,7 +41,7 @@ describe('GET /openapi.json', () => {
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(res.headers.get('cache-control')).toBe('no-cache');
     expect(res.headers.get('etag')).toMatch(/^"[0-9a-f]{32}"$/);
-    expect(res.body).toEqual(buildOpenApiDocument(server.sandbox.settings));
+    expect(res.body).toEqual(openApiDocumentOf(server.sandbox.settings));
     expect(res.body.servers).toEqual([{ url: '/', description: 'The sandbox that served this document' }]);
     expect((await new Validator().validate(res.body)).valid).toBe(true);
   });
@@ -90,22 +93,69 @@ describe("the document's operations are exactly the engine's routes", () => {
   it.each([true, false])('controls %s', (controls) => {
     const sandbox = createSandbox({ settings: { controls } });
     try {
-      const routes = sandbox.routes.map(({ method, pattern }) => `${method} ${pattern.replace(/:(\w+)/g, '{$1}')}`).sort();
-      const documented = operationsOf(buildOpenApiDocument(sandbox.settings));
+      const routes = sandbox.routes.map(({ method, path }) => `${method} ${path.replace(/:(\w+)/g, '{$1}')}`).sort();
+      const documented = operationsOf(openApiDocumentOf(sandbox.settings));
       // Named both ways round, so the failure says what to add where.
-      expect(routes.filter((route) => !documented.includes(route)), 'routes the OpenAPI document lacks (add them to src/openapi/document.ts)').toEqual([]);
+      expect(routes.filter((route) => !documented.includes(route)), 'routes the OpenAPI document lacks (give them prose in src/openapi/operations/)').toEqual([]);
       expect(documented.filter((operation) => !routes.includes(operation)), 'operations of the document no route serves').toEqual([]);
       expect(routes.length).toBeGreaterThan(controls ? 20 : 4);
     } finally {
       sandbox.close();
     }
   });
+});
 
-  it('the route table is read-only data', () => {
-    const sandbox = createSandbox();
+describe('the document says what the route declarations say, and the engine answers as they declare', () => {
+  /** The default accounts and a key of the custodial account with no permission at all. */
+  const accounts: AccountsConfig = { ...DEFAULT_ACCOUNTS, keys: [...DEFAULT_ACCOUNTS.keys, { key: 'sk_test_no_permission', account: 'acct_custodial', permissions: [] }] };
+  const concrete = (path: string) => path.replace(/:\w+/g, 'x_unknown');
+  const byOperation = <T extends { operation: string }>(items: T[]) => [...items].sort((a, b) => a.operation.localeCompare(b.operation));
+
+  it.each([true, false])('controls %s', async (controls) => {
+    const sandbox = createSandbox({ settings: { controls }, accounts });
     try {
-      expect(Object.isFrozen(sandbox.routes[0])).toBe(true);
-      expect(Object.keys(sandbox.routes[0]!).sort()).toEqual(['method', 'pattern']);
+      const document = openApiDocumentOf(sandbox.settings);
+      const operations = new Map<string, Json>(
+        Object.entries(document.paths as Json).flatMap(([path, item]) => Object.entries(item as Json).map(([method, operation]) => [`${method.toUpperCase()} ${path}`, operation as Json])),
+      );
+      const operationOf = (route: AnyRoute<unknown>) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`;
+
+      // Operations, security, permissions and 4xx statuses: the document's and the declarations'.
+      const declared = sandbox.routes.map((route) => ({
+        operation: operationOf(route),
+        keyed: route.access !== 'public',
+        permission: route.access === 'create' || route.access === 'read',
+        statuses: [...new Set(errorCodesOf(route).map((code) => String(statusOf(code))))].sort(),
+      }));
+      const documented = [...operations].map(([operation, { security, responses }]) => ({
+        operation,
+        keyed: security === undefined,
+        permission: (responses['401']?.['x-lnpr-error-codes'] ?? []).includes('insufficient_permission') as boolean,
+        statuses: Object.keys(responses).filter((status) => status.startsWith('4')).sort(),
+      }));
+      expect(documented.filter(({ keyed }) => !keyed).length).toBeGreaterThan(1);
+      expect(byOperation(documented)).toEqual(byOperation(declared));
+
+      // The engine holds to the declarations: whatever 4xx a probe gets, the operation documents
+      // with that code (no key, a key without permissions, a full key; unknown ids in the path,
+      // a body that is not JSON or not sent as JSON, an empty object, an unknown query parameter).
+      const unexpected: string[] = [];
+      for (const route of sandbox.routes) {
+        const responses = operations.get(operationOf(route))!.responses as Json;
+        const bodies: Array<{ body?: string; type?: string }> = route.body ? [{ body: '{', type: 'application/json' }, { body: '{}' }, { body: '{}', type: 'application/json' }] : [{}];
+        for (const key of [undefined, 'sk_test_no_permission', 'sk_test_custodial']) {
+          for (const query of ['', '?unknown=1']) {
+            for (const { body, type } of bodies) {
+              const headers = { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(type ? { 'content-type': type } : {}) };
+              const answer = await sandbox.handle({ method: route.method, url: concrete(route.path) + query, headers, ...(body === undefined ? {} : { body }) });
+              if (answer.status < 400 || answer.status >= 500) continue;
+              const code = (JSON.parse(answer.body) as Json).error.code as string;
+              if (!(responses[String(answer.status)]?.['x-lnpr-error-codes'] ?? []).includes(code)) unexpected.push(`${operationOf(route)}${query} (key ${key}, body ${body}): ${answer.status} ${code}`);
+            }
+          }
+        }
+      }
+      expect(unexpected, 'answers the declarations (and so the document) do not have').toEqual([]);
     } finally {
       sandbox.close();
     }
@@ -118,7 +168,7 @@ describe('lnpr openapi', () => {
     expect(await cli.exited).toBe(0);
     const { stdout } = cli.output();
     expect(stdout).toMatch(/^\{\n {2}"openapi": "3\.1\.0",/);
-    expect(JSON.parse(stdout)).toEqual(buildOpenApiDocument(DEFAULT_SETTINGS, { serverUrl: 'http://127.0.0.1:8787' }));
+    expect(JSON.parse(stdout)).toEqual(openApiDocumentOf(DEFAULT_SETTINGS, { serverUrl: 'http://127.0.0.1:8787' }));
   });
 
   it('--output FILE with the serve flags that change the document', async () => {
@@ -129,7 +179,7 @@ describe('lnpr openapi', () => {
       expect(await cli.exited).toBe(0);
       expect(cli.output().stdout).toBe('');
       expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(
-        buildOpenApiDocument(resolveSettings({ controls: false, minAmount: 1 }), { serverUrl: 'https://sandbox.example.test' }),
+        openApiDocumentOf(resolveSettings({ controls: false, minAmount: 1 }), { serverUrl: 'https://sandbox.example.test' }),
       );
     } finally {
       await rm(dir, { recursive: true, force: true });

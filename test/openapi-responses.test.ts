@@ -4,11 +4,11 @@
  * it passing real answers; this proves a pass means something.)
  */
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../src/openapi/index.js';
+import { openApiDocumentOf } from '../src/openapi/index.js';
 import { eventExamples, pendingExample } from '../src/openapi/examples.js';
 import { OpenApiResponses, validateResponse } from './support/openapi-responses.js';
 
-const document = buildOpenApiDocument();
+const document = openApiDocumentOf();
 const responses = new OpenApiResponses(document);
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
 const created = { ...JSON_TYPE, location: `/api/v1/payment-requests/${pendingExample.id}` };

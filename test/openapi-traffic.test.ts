@@ -122,7 +122,7 @@ describe('every answer the sandbox sends conforms to its OpenAPI document', () =
 
     // The dashboard's list and the hosted pay page's calls (no key).
     expect((await call('GET', '/sandbox/v1/payment-requests?limit=2')).body.data).toHaveLength(2);
-    expect((await call('GET', '/sandbox/v1/payment-requests?limit=0')).body.error.details[0].code).toBe('invalid_value');
+    expect((await call('GET', '/sandbox/v1/payment-requests?limit=0')).body.error.details[0].code).toBe('below_minimum');
     const hosted = await fresh();
     expect((await call('GET', `/sandbox/v1/pay-page/${hosted.id}`, { key: null })).body.status).toBe('pending');
     expect((await call('POST', `/sandbox/v1/pay-page/${hosted.id}/pay`, { key: null })).body.status).toBe('completed');
@@ -136,7 +136,7 @@ describe('every answer the sandbox sends conforms to its OpenAPI document', () =
     expect((await call('POST', '/sandbox/v1/clock/unfreeze')).body.frozen).toBe(false);
     const rule = { name: 'big orders fail', match: { amount: { min: 100_000 } }, outcome: 'fail', after: 30 };
     expect((await call('PUT', '/sandbox/v1/rules', { body: { rules: [rule] } })).body.rules).toEqual([rule]);
-    expect((await call('PUT', '/sandbox/v1/rules', { body: { rules: [{ outcome: 'explode' }] } })).body.error.details[0].code).toBe('invalid_rule');
+    expect((await call('PUT', '/sandbox/v1/rules', { body: { rules: [{ outcome: 'explode' }] } })).body.error.details[0].code).toBe('invalid_value');
     expect((await call('GET', '/sandbox/v1/rules')).body.rules).toEqual([rule]);
     expect((await call('PUT', '/sandbox/v1/rules', { body: { rules: [] } })).status).toBe(200);
 
@@ -159,7 +159,7 @@ describe('every answer the sandbox sends conforms to its OpenAPI document', () =
     await receiver.waitFor(8, 10_000);
     expect((await call('GET', `/sandbox/v1/webhook-deliveries?event=${eventId}&endpoint=${endpoint.body.id}&limit=10`)).status).toBe(200);
     expect((await call('GET', '/sandbox/v1/webhook-deliveries')).status).toBe(200);
-    expect((await call('GET', '/sandbox/v1/webhook-deliveries?limit=0')).body.error.details[0].code).toBe('invalid_value');
+    expect((await call('GET', '/sandbox/v1/webhook-deliveries?limit=0')).body.error.details[0].code).toBe('below_minimum');
 
     // Walked from the document: for every operation, no key and an unknown key (401), a bad body
     // (400 twice, 415, 413), an unknown id in the path (404); for every path, a method it lacks (405).

@@ -5,9 +5,9 @@
  * Clocks are frozen so that only the test moves time.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ENDPOINT_CONCURRENCY } from '../src/core/events/delivery-dispatcher.js';
-import { eventFraction } from '../src/core/events/fault-decisions.js';
-import { RETRY_DELAYS_SECONDS } from '../src/core/events/retry-schedule.js';
+import { ENDPOINT_CONCURRENCY } from '../src/core/webhooks/delivery-dispatcher.js';
+import { eventFraction } from '../src/core/webhooks/fault-decisions.js';
+import { RETRY_DELAYS_SECONDS } from '../src/core/due/retry-schedule.js';
 import { DEFAULT_ACCOUNTS } from '../src/sandbox.js';
 import { createBody, KEYS, startServer, type RunningServer } from './support/sandbox-server.js';
 import { startReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
@@ -56,22 +56,24 @@ describe('endpoints', () => {
   });
 
   it.each([
-    ['not a URL', { url: 'not a url' }, 'invalid_url'],
-    ['an ftp URL', { url: 'ftp://127.0.0.1/x' }, 'unsupported_scheme'],
-    ['a javascript: URL', { url: 'javascript:alert(1)' }, 'unsupported_scheme'],
-    ['no url', {}, 'missing_field'],
-    ['an unknown event type', { url: 'http://127.0.0.1:1/x', events: ['payment_request.paid'] }, 'invalid'],
-    ['an empty event list', { url: 'http://127.0.0.1:1/x', events: [] }, 'invalid'],
-    ['a duplicate probability above 1', { url: 'http://127.0.0.1:1/x', faults: { duplicate: 1.5 } }, 'above_maximum'],
-    ['reorder that is not a boolean', { url: 'http://127.0.0.1:1/x', faults: { reorder: 'yes' } }, 'invalid_type'],
-    ['a negative delay', { url: 'http://127.0.0.1:1/x', faults: { delaySeconds: -1 } }, 'below_minimum'],
-    ['an unknown fault', { url: 'http://127.0.0.1:1/x', faults: { drop: true } }, 'invalid'],
-    ['an unknown field', { url: 'http://127.0.0.1:1/x', secret: 'whsec_AAAA' }, 'invalid'],
-  ])('refuses %s with 400 and stores nothing', async (_name, body, code) => {
+    ['not a URL', { url: 'not a url' }, 'invalid_url', 'url'],
+    ['an ftp URL', { url: 'ftp://127.0.0.1/x' }, 'unsupported_scheme', 'url'],
+    ['a javascript: URL', { url: 'javascript:alert(1)' }, 'unsupported_scheme', 'url'],
+    ['no url', {}, 'missing_field', 'url'],
+    ['an unknown event type', { url: 'http://127.0.0.1:1/x', events: ['payment_request.paid'] }, 'invalid_value', 'events.0'],
+    ['an empty event list', { url: 'http://127.0.0.1:1/x', events: [] }, 'too_few_items', 'events'],
+    ['a repeated event type', { url: 'http://127.0.0.1:1/x', events: ['payment_request.created', 'payment_request.created'] }, 'duplicate_items', 'events'],
+    ['a duplicate probability above 1', { url: 'http://127.0.0.1:1/x', faults: { duplicate: 1.5 } }, 'above_maximum', 'faults.duplicate'],
+    ['reorder that is not a boolean', { url: 'http://127.0.0.1:1/x', faults: { reorder: 'yes' } }, 'invalid_type', 'faults.reorder'],
+    ['a negative delay', { url: 'http://127.0.0.1:1/x', faults: { delaySeconds: -1 } }, 'below_minimum', 'faults.delaySeconds'],
+    ['an unknown fault', { url: 'http://127.0.0.1:1/x', faults: { drop: true } }, 'unknown_field', 'faults.drop'],
+    ['an unknown field', { url: 'http://127.0.0.1:1/x', secret: 'whsec_AAAA' }, 'unknown_field', 'secret'],
+  ])('refuses %s with 400 naming the field, and stores nothing', async (_name, body, code, field) => {
     const res = await server.api('/sandbox/v1/webhook-endpoints', { body });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_request');
-    expect(res.body.error.details.map((d: { code: string }) => d.code)).toContain(code);
+    expect(res.body.error.details).toContainEqual(expect.objectContaining({ field, code }));
+    expect(res.body.error.message).toContain(field);
     expect((await server.api('/sandbox/v1/webhook-endpoints')).body.data).toEqual([]);
   });
 
@@ -378,6 +380,21 @@ describe('faults', () => {
     await control(`/payment-requests/${pr.id}/complete`);
     const received = await receiver.waitFor(2);
     expect(received.map((d) => d.event.type)).toEqual(['payment_request.completed', 'payment_request.created']);
+    expect(received.every((d) => d.verified)).toBe(true);
+  });
+
+  it('duplicate and reorder together: the held created event is duplicated too, like every other', async () => {
+    await register({ faults: { duplicate: 1, reorder: true } });
+    const pr = await create();
+    await settled();
+    expect(receiver.received).toEqual([]);
+    await control(`/payment-requests/${pr.id}/complete`);
+    const received = await receiver.waitFor(4);
+    const types = received.map((d) => d.event.type);
+    expect(types.filter((type) => type === 'payment_request.created')).toHaveLength(2);
+    expect(types.filter((type) => type === 'payment_request.completed')).toHaveLength(2);
+    // Reordered still: the newer event's first copy goes before either copy of created.
+    expect(types[0]).toBe('payment_request.completed');
     expect(received.every((d) => d.verified)).toBe(true);
   });
 

@@ -5,7 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { resolveSettings } from '../core/settings.js';
-import { buildOpenApiDocument } from '../openapi/document.js';
+import { openApiDocumentOf } from '../openapi/route.js';
 import { wholeNumber } from './args.js';
 import { UsageError } from './usage-error.js';
 
@@ -42,7 +42,7 @@ export async function openapi(args: string[]): Promise<void> {
   const serverUrl = parseServerUrl(values['server-url'] ?? 'http://127.0.0.1:8787');
   const minAmount = values['min-amount'] === undefined ? undefined : wholeNumber('--min-amount', values['min-amount'], 1);
   const settings = resolveSettings({ minAmount, controls: !values['no-controls'] });
-  const text = `${JSON.stringify(buildOpenApiDocument(settings, { serverUrl }), null, 2)}\n`;
+  const text = `${JSON.stringify(openApiDocumentOf(settings, { serverUrl }), null, 2)}\n`;
   if (values.output === undefined) {
     process.stdout.write(text);
     return;

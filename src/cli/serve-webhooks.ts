@@ -6,7 +6,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import type { AccountsConfig } from '../core/accounts/accounts.js';
-import { newWebhookSecret, webhookUrlProblem, type WebhookHostPolicy } from '../core/events/webhook-endpoints.js';
+import { newWebhookSecret, webhookUrlProblem, type WebhookHostPolicy } from '../core/webhooks/webhook-endpoints.js';
 import { cryptoRandom } from '../core/random.js';
 import type { Sandbox } from '../sandbox.js';
 import { UsageError } from './usage-error.js';

@@ -4,22 +4,19 @@
  */
 import { AccountDirectory, type AccountsConfig } from './accounts/accounts.js';
 import type { EventListener } from './events/change-log.js';
-import type { DeliveryListener } from './events/delivery-dispatcher.js';
+import type { DeliveryListener } from './webhooks/delivery-dispatcher.js';
 import { createEventMachinery, type EventMachinery } from './events/event-machinery.js';
-import { compileCreateBodyValidator } from './payments/create-body.js';
 import { PaymentRequests } from './payments/payment-requests.js';
 import { RuleBook } from './payments/rules.js';
 import { cryptoRandom } from './random.js';
 import { createRequestHandler, type ApiRequest, type RequestHandler } from './pipeline/handler.js';
+import type { AnyRoute } from './pipeline/route.js';
 import type { AccountClocks, InvoiceIssuer, RandomSource, SandboxStore, Timers, WallClock, WebhookSender } from './ports.js';
-import { controlRoutes } from './routes/control-routes.js';
-import { payPageRoutes } from './routes/pay-page-routes.js';
-import { v1Routes } from './routes/v1-routes.js';
-import { webhookRoutes } from './routes/webhook-routes.js';
+import type { RouteDeps } from './routes/route-deps.js';
+import { routeTable } from './routes/route-table.js';
 import type { SandboxSettings } from './settings.js';
 import type { Rule } from '../schemas/rules.js';
-import { openApiRoute } from '../openapi/route.js';
-import { ApiLoad } from './events/api-load.js';
+import { ApiLoad } from './webhooks/api-load.js';
 
 /** Everything the engine is made of. */
 export interface EngineOptions {
@@ -37,6 +34,8 @@ export interface EngineOptions {
   timers?: Timers;
   /** Behaviour rules in force from the start (e.g. from `--scenario` files). */
   rules?: Rule[];
+  /** Routes served beside the engine's own (e.g. the OpenAPI document's). */
+  extraRoutes?: ReadonlyArray<AnyRoute<RouteDeps>>;
   /** Sees unexpected errors (bugs) before they become a 500, e.g. to log them. */
   onUnexpectedError?: (error: unknown, request?: ApiRequest) => void;
 }
@@ -45,8 +44,8 @@ export interface EngineOptions {
 export interface Engine {
   /** Answers one request; never throws. */
   handle: RequestHandler;
-  /** The route table (method and path pattern of each route), e.g. to check the OpenAPI document covers it. */
-  routes: ReadonlyArray<Readonly<{ method: string; pattern: string }>>;
+  /** Every route served, as declared (method, path, access, body, query, answers). */
+  routes: ReadonlyArray<AnyRoute<RouteDeps>>;
   settings: SandboxSettings;
   directory: AccountDirectory;
   paymentRequests: PaymentRequests;
@@ -92,20 +91,18 @@ export function createEngine(options: EngineOptions): Engine {
     for (const webhook of account.webhooks ?? []) events.endpoints.ensure(account.id, webhook).catch(onUnexpectedError);
   }
   const paymentRequests = new PaymentRequests({ ...options, clocks, rules, changes: events.changeLog });
-  const routes = [
-    ...v1Routes({ directory, paymentRequests, validateCreateBody: compileCreateBodyValidator(settings) }),
-    openApiRoute(settings),
-    ...(settings.controls ? controlRoutes({ directory, paymentRequests, clocks, rules }) : []),
-    ...(settings.controls ? webhookRoutes({ directory, endpoints: events.endpoints, log: events.log }) : []),
-    ...(settings.controls ? payPageRoutes({ paymentRequests, clocks }) : []),
-  ];
-  const handleRoute = createRequestHandler(routes, onUnexpectedError);
+  const routes = [...routeTable(settings), ...(options.extraRoutes ?? [])];
+  const handleRoute = createRequestHandler(routes, {
+    deps: { paymentRequests, clocks, rules, endpoints: events.endpoints, log: events.log },
+    directory,
+    onUnexpectedError,
+  });
   return {
     handle: (request) => {
       apiLoad.noteRequest();
       return handleRoute(request);
     },
-    routes: routes.map(({ method, pattern }) => Object.freeze({ method, pattern })),
+    routes,
     settings,
     directory,
     paymentRequests,

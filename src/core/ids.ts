@@ -5,7 +5,7 @@
 import type { RandomSource } from './ports.js';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const ID_LENGTH = 24;
+export const ID_LENGTH = 24;
 
 /** What an id names, by its prefix. */
 export type IdPrefix = 'pr_' | 'evt_' | 'we_' | 'wd_';

@@ -2,7 +2,7 @@
  * The engine's ports: what it needs from the world, each implemented per platform. The engine
  * itself does no I/O, so the same code runs behind Fastify in Node and behind MSW in a browser.
  */
-import type { DeliveryRecord, EndpointRecord, EventRecord } from './events/records.js';
+import type { DeliveryRecord, EndpointRecord, EventRecord } from './webhooks/records.js';
 import type { PaymentRequestRecord } from './payments/payment-request.js';
 
 /** An account's clock: wall time plus an offset, or frozen at an instant (epoch ms). */

@@ -2,7 +2,7 @@
  * Where the spec says "not shown", the sandbox picks a default and makes it a setting. Every such
  * choice lives here, with the reason for its default, so the README can quote one place.
  */
-import type { WebhookHostPolicy } from './events/webhook-endpoints.js';
+import type { WebhookHostPolicy } from './webhooks/webhook-endpoints.js';
 
 /** How a fee of 0.5 % that is not a whole number of sats is rounded (spec: "not shown"). */
 export type FeeRounding = 'floor' | 'round' | 'ceil';

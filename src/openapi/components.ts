@@ -3,6 +3,10 @@
  * copied without `$id`s, with shared sub-schemas turned into `$ref`s and with descriptions that
  * say what the spec leaves open and what this sandbox does. Browser-safe.
  */
+import { ID_LENGTH } from '../core/ids.js';
+import { feeFor } from '../core/payments/fees.js';
+import { DETAIL_CODE_CATALOGUE } from '../core/pipeline/detail-codes.js';
+import { LATEST_CLOCK_MS } from '../core/routes/control-routes.js';
 import type { SandboxSettings } from '../core/settings.js';
 import { advanceClockBodySchema, MAX_ADVANCE_SECONDS, payBodySchema, putRulesBodySchema } from '../schemas/control.js';
 import { createPaymentRequestBodySchema, MAX_DESCRIPTION_LENGTH } from '../schemas/create-payment-request.js';
@@ -17,36 +21,57 @@ import {
   webhookEndpointSchema,
   webhookEventSchema,
 } from '../schemas/webhooks.js';
-import { clockSchema, healthSchema, listSchema, payPageSchema, payResultSchema, rulesViewSchema } from './answer-schemas.js';
-import { DETAIL_CODES, ERROR_CODES } from './error-responses.js';
+import {
+  clockSchema,
+  healthSchema,
+  openApiDocumentSchema,
+  paymentRequestListSchema,
+  payPageSchema,
+  payResultSchema,
+  rulesViewSchema,
+  webhookDeliveryListSchema,
+  webhookEndpointListSchema,
+  webhookEventListSchema,
+} from '../schemas/answers.js';
+import { ERROR_CODES } from './error-responses.js';
 import { completedExample, createBodyExample, deliveryExample, endpointExample, completedEventExample } from './examples.js';
+import { ATTEMPT_TIMEOUT_SECONDS, FEES, formatNumber, MAX_ATTEMPTS, RETRY_DELAYS_TEXT } from './facts.js';
 import { annotate, toComponentSchema, type JsonObject } from './schema-tools.js';
 
-/** Big numbers as people read them: 2,100,000,000,000,000. */
-export function formatNumber(value: number): string {
-  return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+/** A worked example of the fee of `amount` sats: `1,100 sats → 6`. */
+function feeExample(amount: number, rounding: SandboxSettings['feeRounding'], unit = ' sats'): string {
+  return `${formatNumber(amount)}${unit} → ${feeFor(amount, rounding).feeAmount}`;
 }
 
 const FEE_ROUNDING_TEXT = {
-  round: 'to the nearest sat, halves up (1,100 sats → 6; 1,099 → 5)',
-  floor: 'down to a whole sat (1,199 sats → 5)',
-  ceil: 'up to a whole sat (1,001 sats → 6)',
+  round: `to the nearest sat, halves up (${feeExample(1_100, 'round')}; ${feeExample(1_099, 'round', '')})`,
+  floor: `down to a whole sat (${feeExample(1_199, 'floor')})`,
+  ceil: `up to a whole sat (${feeExample(1_001, 'ceil')})`,
 } as const;
 
 const FEE_PERCENTAGE_TEXT = {
-  rate: 'the rate, `0.5`, whatever the floor made the fee',
-  effective: 'the effective percentage, fee ÷ amount × 100 to 2 decimals (100 sats → `10`)',
+  rate: `the rate, \`${FEES.rate}\`, whatever the floor made the fee`,
+  effective: `the effective percentage, fee ÷ amount × 100 to 2 decimals (100 sats → \`${feeFor(100, 'round', 'effective').feePercentage}\`)`,
 } as const;
 
+/** Component schemas by name, and the name of the component each schema of src/schemas became. */
+export interface Components {
+  schemas: Record<string, JsonObject>;
+  /**
+   * The component `schema` is: by identity, or for a schema built per settings (the create body),
+   * by its `$id` and the same content. Undefined for a schema that is no component.
+   */
+  nameOf(schema: object): string | undefined;
+}
+
 /** Every component schema, by name, for these settings. */
-export function componentSchemas(settings: SandboxSettings): Record<string, JsonObject> {
-  const createBodySchema = createPaymentRequestBodySchema(settings);
+export function componentSchemas(settings: SandboxSettings): Components {
   // The schemas of src/schemas that become components; a sub-schema that is one of them (by
   // identity, e.g. the payment request inside an event) becomes a `$ref`.
   const sources: Array<[string, object]> = [
     ['PaymentRequest', paymentRequestSchema],
     ['PaymentRequestStatus', paymentRequestStatusSchema],
-    ['CreatePaymentRequest', createBodySchema],
+    ['CreatePaymentRequest', createPaymentRequestBodySchema(settings)],
     ['Error', errorBodySchema],
     ['PayBody', payBodySchema],
     ['AdvanceClockBody', advanceClockBodySchema],
@@ -58,6 +83,16 @@ export function componentSchemas(settings: SandboxSettings): Record<string, Json
     ['WebhookEndpoint', webhookEndpointSchema],
     ['WebhookEvent', webhookEventSchema],
     ['WebhookDelivery', webhookDeliverySchema],
+    ['Health', healthSchema],
+    ['Clock', clockSchema],
+    ['PayResult', payResultSchema],
+    ['RulesView', rulesViewSchema],
+    ['PaymentRequestList', paymentRequestListSchema],
+    ['PayPage', payPageSchema],
+    ['WebhookEndpointList', webhookEndpointListSchema],
+    ['WebhookEventList', webhookEventListSchema],
+    ['WebhookDeliveryList', webhookDeliveryListSchema],
+    ['OpenApiDocument', openApiDocumentSchema],
   ];
   const names = new Map<object, string>(sources.map(([name, schema]) => [schema, name]));
   const schemas: Record<string, JsonObject> = Object.fromEntries(sources.map(([name, schema]) => [name, toComponentSchema(schema, names)]));
@@ -71,15 +106,21 @@ export function componentSchemas(settings: SandboxSettings): Record<string, Json
     'error.message': 'For people: may change between versions; match on `code`.',
     'error.details': 'On validation errors only (`invalid_request`): one entry per offending field.',
     'error.details[].field': 'The field (or query parameter), as a dotted path: `amount`, `metadata`, `rules.0.outcome`.',
-    'error.details[].code': `What is wrong with it: ${DETAIL_CODES.map((code) => `\`${code}\``).join(', ')}.`,
+    'error.details[].code': `What is wrong with it, one of:\n\n${Object.entries(DETAIL_CODE_CATALOGUE)
+      .map(([code, meaning]) => `- \`${code}\`: ${meaning}`)
+      .join('\n')}`,
   });
   annotate(schemas.PayBody!, { '': 'A wallet pays this invoice.', invoice: 'A BOLT11 invoice this sandbox issued to the key\'s account.' });
   annotate(schemas.AdvanceClockBody!, {
-    seconds: `Seconds to move the account's clock on (at most ${formatNumber(MAX_ADVANCE_SECONDS)}, ten years; the clock stops at the year 3000). Expiries, rule outcomes and webhook retries that fall due run.`,
+    seconds: `Seconds to move the account's clock on (at most ${formatNumber(MAX_ADVANCE_SECONDS)}, ${MAX_ADVANCE_SECONDS / (365 * 86_400)} years; the clock stops at the year ${new Date(LATEST_CLOCK_MS).getUTCFullYear()}). Expiries, rule outcomes and webhook retries that fall due run.`,
   });
   annotate(schemas.PutRulesBody!, {
     '': "Replaces the account's own rules (the fixed ones, from `--scenario` or the accounts file, stay). `[]` removes them.",
-    rules: { description: 'Checked against `Rules`: a bad rule is a 400 with detail code `invalid_rule`.', $ref: '#/components/schemas/Rules' },
+    rules: {
+      description:
+        'Checked against `Rules`: a bad rule is a 400 naming the field (`rules.0.outcome`) with the detail code of what is wrong with it, or `invalid_rule` for what a schema cannot state (`amount.min` above `amount.max`, a bad regular expression).',
+      $ref: '#/components/schemas/Rules',
+    },
   });
   annotate(schemas.Rule!, {
     '': 'A behaviour rule: how matching payment requests end, without calling the controls. The first matching rule decides, at creation.',
@@ -118,8 +159,8 @@ export function componentSchemas(settings: SandboxSettings): Record<string, Json
   annotate(schemas.WebhookDelivery!, {
     '': 'One attempt of a delivery.',
     id: 'The delivery: the same on each of its attempts (a duplicate is another delivery).',
-    attempt: '1 for the first attempt, up to 8 (seven retries: 5 s, 30 s, 2 min, 10 min, 1 h, 6 h, 24 h on the account\'s clock).',
-    status: '`pending` (due or held), `succeeded` (2xx within 10 s) or `failed`.',
+    attempt: `1 for the first attempt, up to ${MAX_ATTEMPTS} (${MAX_ATTEMPTS - 1} retries: ${RETRY_DELAYS_TEXT.join(', ')} on the account's clock).`,
+    status: `\`pending\` (due or held), \`succeeded\` (2xx within ${ATTEMPT_TIMEOUT_SECONDS} s) or \`failed\`.`,
     responseStatus: "The receiver's HTTP status; null when it did not answer or the attempt has not run.",
     error: 'Why the attempt failed without a status (timeout, connection refused...), or null.',
     scheduledAt: "When the attempt is due on the account's clock; null while held (the `reorder` fault).",
@@ -137,43 +178,43 @@ export function componentSchemas(settings: SandboxSettings): Record<string, Json
     schemas[name]!.examples = [JSON.parse(JSON.stringify(example)) as JsonObject];
   }
 
-  return {
-    ...schemas,
-    Health: annotate(structuredCopy(healthSchema), { '': 'The server is up.' }),
-    Clock: annotate(structuredCopy(clockSchema), {
-      '': "The account's clock: wall time plus the account's offset, or frozen.",
-      now: "The account's current instant.",
-      frozen: 'Whether the clock stands still (`lnpr serve --clock frozen`, or `POST /sandbox/v1/clock/freeze`).',
-    }),
-    PayResult: annotate(structuredCopy(payResultSchema), {
-      '': 'The payment request the invoice belongs to, now completed.',
-      preimage: 'Proof of payment: `sha256(preimage) == paymentHash`.',
-    }),
-    RulesView: annotate(structuredCopy(rulesViewSchema), {
-      rules: "The account's own rules (set with `PUT /sandbox/v1/rules`); they come first.",
-      fixedRules: 'The rules fixed at start (`--scenario` files, the accounts file); the same for every account.',
-    }),
-    PaymentRequestList: annotate(listSchema('PaymentRequest'), { data: 'Newest first.' }),
-    PayPage: annotate(structuredCopy(payPageSchema), {
-      '': "What the hosted pay page shows of a payment request: public fields only (never `metadata`, fees or the preimage), and its account's clock, to count the time left.",
-      clock: "The clock of the payment request's account.",
-    }),
-    WebhookEndpointList: listSchema('WebhookEndpoint'),
-    WebhookEventList: annotate(listSchema('WebhookEvent'), { data: 'Newest first.' }),
-    WebhookDeliveryList: annotate(listSchema('WebhookDelivery'), { data: 'Newest first; every attempt is one item.' }),
-    OpenApiDocument: {
-      type: 'object',
-      required: ['openapi', 'info'],
-      properties: { openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' }, info: { type: 'object' } },
-      description: 'An OpenAPI 3.1 document: this one.',
-    },
-  };
+  annotate(schemas.Health!, { '': 'The server is up.' });
+  annotate(schemas.Clock!, {
+    '': "The account's clock: wall time plus the account's offset, or frozen.",
+    now: "The account's current instant.",
+    frozen: 'Whether the clock stands still (`lnpr serve --clock frozen`, or `POST /sandbox/v1/clock/freeze`).',
+  });
+  annotate(schemas.PayResult!, {
+    '': 'The payment request the invoice belongs to, now completed.',
+    preimage: 'Proof of payment: `sha256(preimage) == paymentHash`.',
+  });
+  annotate(schemas.RulesView!, {
+    rules: "The account's own rules (set with `PUT /sandbox/v1/rules`); they come first.",
+    fixedRules: 'The rules fixed at start (`--scenario` files, the accounts file); the same for every account.',
+  });
+  annotate(schemas.PaymentRequestList!, { data: 'Newest first.' });
+  annotate(schemas.PayPage!, {
+    '': "What the hosted pay page shows of a payment request: public fields only (never `metadata`, fees or the preimage), and its account's clock, to count the time left.",
+    clock: "The clock of the payment request's account.",
+  });
+  annotate(schemas.WebhookEventList!, { data: 'Newest first.' });
+  annotate(schemas.WebhookDeliveryList!, { data: 'Newest first; every attempt is one item.' });
+  annotate(schemas.OpenApiDocument!, { '': 'An OpenAPI 3.1 document: this one.' });
+  return { schemas, nameOf: (schema) => names.get(schema) ?? sameById(sources, schema) };
+}
+
+/** The source with the `$id` and the content of `schema`, if any. */
+function sameById(sources: ReadonlyArray<[string, object]>, schema: object): string | undefined {
+  const id = (schema as { $id?: unknown }).$id;
+  if (typeof id !== 'string') return undefined;
+  const text = JSON.stringify(schema);
+  return sources.find(([, source]) => (source as { $id?: unknown }).$id === id && JSON.stringify(source) === text)?.[0];
 }
 
 function paymentRequestNotes(settings: SandboxSettings): Record<string, string> {
   return {
     '': 'A payment request, as every v1 answer shows it. The schema holds what the spec states (any conforming implementation passes it); extra fields are allowed.',
-    id: 'Shaped `pr_<identifier>`; here 24 base62 characters follow the prefix.',
+    id: `Shaped \`pr_<identifier>\`; here ${ID_LENGTH} base62 characters follow the prefix.`,
     status: '`pending` (the initial state), then `completed`, `expired` or `failed`, all final. Transitions are "not shown" in the spec; this sandbox allows pending → completed / failed / expired only.',
     amount: 'Amount in satoshis.',
     description: `At most ${MAX_DESCRIPTION_LENGTH} characters.`,
@@ -184,8 +225,8 @@ function paymentRequestNotes(settings: SandboxSettings): Record<string, string> 
     isNwc: '`true`: non-custodial, through the connected wallet (Nostr Wallet Connect); `false`: custodial. Chosen from the account, never by the caller.',
     nwcRelay: 'The relay used for non-custodial payments; present only when `isNwc` is `true`.',
     preimage: 'Proof of payment, present only once `completed`.',
-    feeAmount: `Fee in sats: under 1,000 sats the higher of 10 and 0.5 %, from 1,000 sats 0.5 %. The spec leaves rounding open ("not shown"); this sandbox rounds ${FEE_ROUNDING_TEXT[settings.feeRounding]} (setting \`feeRounding\`).`,
-    feePercentage: `The fee percentage: 0.5 from 1,000 sats. Under 1,000 sats the spec leaves the value open ("not shown"); this sandbox shows ${FEE_PERCENTAGE_TEXT[settings.feePercentageBelowThreshold]} (setting \`feePercentageBelowThreshold\`).`,
+    feeAmount: `Fee in sats: under ${FEES.threshold} sats the higher of ${FEES.minimum} and ${FEES.rate} %, from ${FEES.threshold} sats ${FEES.rate} %. The spec leaves rounding open ("not shown"); this sandbox rounds ${FEE_ROUNDING_TEXT[settings.feeRounding]} (setting \`feeRounding\`).`,
+    feePercentage: `The fee percentage: ${FEES.rate} from ${FEES.threshold} sats. Under ${FEES.threshold} sats the spec leaves the value open ("not shown"); this sandbox shows ${FEE_PERCENTAGE_TEXT[settings.feePercentageBelowThreshold]} (setting \`feePercentageBelowThreshold\`).`,
     metadata: 'The key-value pairs given at creation, returned as given; absent when none were given.',
     createdAt: 'ISO 8601 UTC. This sandbox gives whole seconds, the precision of the invoice timestamp, so `createdAt`, `expiresAt` and the invoice agree exactly.',
     updatedAt: 'ISO 8601 UTC; moves on every change of the record (e.g. on completion).',
@@ -209,6 +250,3 @@ function createBodyNotes(settings: SandboxSettings): Record<string, string> {
   };
 }
 
-function structuredCopy(schema: object): JsonObject {
-  return JSON.parse(JSON.stringify(schema)) as JsonObject;
-}

@@ -17,7 +17,15 @@ import { paymentRequestSchema, paymentRequestStatusSchema } from '../schemas/pay
 import { ruleSchema, rulesSchema } from '../schemas/rules.js';
 import { createEndpointBodySchema, webhookDeliverySchema, webhookEndpointSchema, webhookEventSchema } from '../schemas/webhooks.js';
 import { advanceClockBodySchema, payBodySchema } from '../schemas/control.js';
+import { RETRY_DELAYS_SECONDS } from '../core/due/retry-schedule.js';
+import { DETAIL_CODE_CATALOGUE } from '../core/pipeline/detail-codes.js';
+import type { AnyRoute } from '../core/pipeline/route.js';
+import { routeTable } from '../core/routes/route-table.js';
+import { ATTEMPT_TIMEOUT_MS } from '../core/webhooks/delivery-dispatcher.js';
+import { DEFAULT_EVENT_HISTORY } from '../store/event-index.js';
 import { buildOpenApiDocument } from './document.js';
+import { formatNumber, formatSeconds } from './facts.js';
+import { openApiDocumentOf, openApiRoute } from './route.js';
 import { ERROR_CONDITIONS } from './error-responses.js';
 import { completedExample, nwcExample, pendingExample } from './examples.js';
 import type { JsonObject } from './schema-tools.js';
@@ -32,7 +40,7 @@ const SETTINGS: Array<[string, SandboxSettings]> = [
 
 describe('the document is valid OpenAPI 3.1', () => {
   it.each(SETTINGS)('with %s', async (_name, settings) => {
-    const document = buildOpenApiDocument(settings);
+    const document = openApiDocumentOf(settings);
     const result = await new Validator().validate(document);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
@@ -40,15 +48,15 @@ describe('the document is valid OpenAPI 3.1', () => {
   });
 
   it('with an absolute server URL (as lnpr openapi prints it)', async () => {
-    const document = buildOpenApiDocument(DEFAULT_SETTINGS, { serverUrl: 'http://127.0.0.1:8787' });
+    const document = openApiDocumentOf(DEFAULT_SETTINGS, { serverUrl: 'http://127.0.0.1:8787' });
     expect((await new Validator().validate(document)).valid).toBe(true);
     expect(document.servers).toEqual([{ url: 'http://127.0.0.1:8787', description: 'The sandbox' }]);
   });
 
   it('is plain JSON: serializing and parsing it changes nothing, and two builds are equal', () => {
-    const document = buildOpenApiDocument();
+    const document = openApiDocumentOf();
     expect(JSON.parse(JSON.stringify(document))).toEqual(document);
-    expect(buildOpenApiDocument()).toEqual(document);
+    expect(openApiDocumentOf()).toEqual(document);
   });
 });
 
@@ -74,7 +82,7 @@ function withoutIds(schema: unknown): unknown {
 }
 
 describe('components.schemas are the schemas of src/schemas', () => {
-  const document = buildOpenApiDocument();
+  const document = openApiDocumentOf();
   const components = (document.components as Json).schemas as Json;
 
   it.each([
@@ -112,13 +120,13 @@ describe('components.schemas are the schemas of src/schemas', () => {
 
   it('the create body follows the settings, and says which limits are open points', () => {
     const create = (settings: Partial<SandboxSettings>) =>
-      ((buildOpenApiDocument(resolveSettings(settings)).components as Json).schemas as Json).CreatePaymentRequest.properties as Json;
+      ((openApiDocumentOf(resolveSettings(settings)).components as Json).schemas as Json).CreatePaymentRequest.properties as Json;
     expect(create({ minAmount: 1 }).amount.minimum).toBe(1);
     expect(create({}).amount.minimum).toBe(21);
     expect(create({}).amount.description).toMatch(/21 sats in one statement, 1 sat in another/);
     expect(create({ maxExpiresIn: 600, defaultExpiresIn: 600 }).expiresIn).toMatchObject({ maximum: 600, description: expect.stringMatching(/not shown in the spec; this sandbox accepts 1 to 600/) });
     expect(create({ maxMetadataBytes: 1024 }).metadata.description).toMatch(/1,024 bytes as JSON/);
-    const fees = (settings: Partial<SandboxSettings>) => ((buildOpenApiDocument(resolveSettings(settings)).components as Json).schemas as Json).PaymentRequest.properties as Json;
+    const fees = (settings: Partial<SandboxSettings>) => ((openApiDocumentOf(resolveSettings(settings)).components as Json).schemas as Json).PaymentRequest.properties as Json;
     expect(fees({ feeRounding: 'ceil' }).feeAmount.description).toMatch(/rounding open \("not shown"\); this sandbox rounds up/);
     expect(fees({ feePercentageBelowThreshold: 'effective' }).feePercentage.description).toMatch(/effective percentage/);
   });
@@ -130,7 +138,7 @@ describe('errors', () => {
   });
 
   it('each error response lists codes of its own status, and the 401s carry WWW-Authenticate', () => {
-    const document = buildOpenApiDocument();
+    const document = openApiDocumentOf();
     for (const [path, item] of Object.entries(document.paths as Json)) {
       for (const [method, operation] of Object.entries(item as Json)) {
         for (const [status, response] of Object.entries((operation as Json).responses as Json)) {
@@ -144,7 +152,7 @@ describe('errors', () => {
   });
 
   it('every body-taking operation documents 400, 413 and 415; every keyed one 401', () => {
-    const document = buildOpenApiDocument();
+    const document = openApiDocumentOf();
     for (const [path, item] of Object.entries(document.paths as Json)) {
       for (const [method, operation] of Object.entries(item as Json) as Array<[string, Json]>) {
         const statuses = Object.keys(operation.responses);
@@ -185,7 +193,7 @@ describe('examples', () => {
   }
 
   it('each validates against its schema', () => {
-    const document = buildOpenApiDocument();
+    const document = openApiDocumentOf();
     const responses = new OpenApiResponses(document);
     const examples = examplesOf(document);
     expect(examples.length).toBeGreaterThan(60);
@@ -210,14 +218,14 @@ describe('what the document covers', () => {
     Object.entries(document.paths as Json).flatMap(([path, item]) => Object.keys(item as Json).map((method) => `${method.toUpperCase()} ${path}`));
 
   it('with the controls on: v1, health, the document, the control API and the four webhook events', () => {
-    const document = buildOpenApiDocument();
+    const document = openApiDocumentOf();
     const operations = operationsOf(document);
     expect(operations).toEqual(expect.arrayContaining(['POST /api/v1/payment-requests', 'GET /sandbox/v1/clock', 'POST /sandbox/v1/events/{id}/redeliver']));
     expect(Object.keys(document.webhooks as Json)).toEqual(['payment_request.created', 'payment_request.completed', 'payment_request.failed', 'payment_request.expired']);
   });
 
   it('with --no-controls: no /sandbox paths, no webhooks, no control components, and it says so', () => {
-    const document = buildOpenApiDocument(resolveSettings({ controls: false }));
+    const document = openApiDocumentOf(resolveSettings({ controls: false }));
     expect(operationsOf(document).sort()).toEqual([
       'GET /api/v1/payment-requests/{id}',
       'GET /api/v1/payment-requests/{id}/status',
@@ -231,8 +239,69 @@ describe('what the document covers', () => {
   });
 
   it('the open points are stated where they apply, and their values under x-lnpr-settings', () => {
-    const document = buildOpenApiDocument(resolveSettings({ minAmount: 1 }));
+    const document = openApiDocumentOf(resolveSettings({ minAmount: 1 }));
     expect(document['x-lnpr-settings']).toMatchObject({ minAmount: 1, feeRounding: 'round', maxMetadataBytes: 16_384 });
     expect((document.info as Json).description).toMatch(/\| minimum amount \(21 or 1\) \| 1 sats/);
+  });
+});
+
+describe('the operations are the route declarations: a route and its prose cannot drift apart', () => {
+  const routes = () => [...routeTable(DEFAULT_SETTINGS), openApiRoute(DEFAULT_SETTINGS)];
+  const build = (table: ReturnType<typeof routes>, settings: SandboxSettings = DEFAULT_SETTINGS) => buildOpenApiDocument(table, settings);
+  const replaced = (name: string, change: (route: AnyRoute<unknown>) => AnyRoute<unknown>) => routes().map((route) => (route.name === name ? change(route) : route));
+
+  it('a route without prose throws, and so does prose without a route', () => {
+    expect(() => build(replaced('getClock', (route) => ({ ...route, name: 'getClockTwice' })))).toThrow(/getClockTwice .* has no prose/);
+    expect(() => build(routes().filter(({ name }) => name !== 'getClock'))).toThrow(/prose describes operations no route has: getClock/);
+  });
+
+  it('a schema that is no component throws: a new schema cannot go undocumented', () => {
+    expect(() => build(replaced('getClock', (route) => ({ ...route, answer: { status: 200, schema: { type: 'object' } } })))).toThrow(/getClock .*answer schema is no component/);
+    expect(() => build(replaced('payInvoice', (route) => ({ ...route, body: { ...route.body!, schema: { ...payBodySchema } } })))).not.toThrow();
+    expect(() => build(replaced('payInvoice', (route) => ({ ...route, body: { ...route.body!, schema: { type: 'object' } } })))).toThrow(/payInvoice .*body schema is no component/);
+  });
+
+  it('prose for what the route does not have throws', () => {
+    expect(() => build(replaced('getPaymentRequest', (route) => ({ ...route, path: '/api/v1/payment-requests/:key' })))).toThrow(/path parameters it does not have: id/);
+    expect(() => build(replaced('listEvents', (route) => ({ ...route, query: undefined })))).toThrow(/query parameters it does not take: type, paymentRequest, limit/);
+    expect(() => build(replaced('payInvoice', (route) => ({ ...route, errors: ['invoice_not_found'] })))).not.toThrow();
+    expect(() => build(replaced('completePaymentRequest', (route) => ({ ...route, errors: ['payment_request_not_found'] })))).toThrow(/examples of codes it does not answer with: invalid_transition/);
+    expect(() => build(replaced('getClock', (route) => ({ ...route, answer: { status: 204 } })))).toThrow(/answer examples, and its answer has no body/);
+  });
+
+  it('each operation takes its method, path, id, security, parameters, body and answer from its route', () => {
+    const operation = (build(routes()).paths as Json)['/sandbox/v1/events']!.get as Json;
+    expect(operation.operationId).toBe('listEvents');
+    expect(operation.security).toBeUndefined();
+    expect(operation.parameters.map(({ name, schema }: Json) => [name, schema])).toEqual([
+      ['type', { enum: ['payment_request.created', 'payment_request.completed', 'payment_request.failed', 'payment_request.expired'] }],
+      ['paymentRequest', { type: 'string', minLength: 1, maxLength: 256 }],
+      ['limit', { type: 'integer', minimum: 1 }],
+    ]);
+    expect(operation.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookEventList' });
+    const payPage = (build(routes()).paths as Json)['/sandbox/v1/pay-page/{id}']!.get as Json;
+    expect([payPage.security, payPage.parameters[0].in, Object.keys(payPage.responses)]).toEqual([[], 'path', ['200', '404']]);
+  });
+});
+
+describe('facts in the prose are the engine\'s constants', () => {
+  it('the retry schedule, the attempt timeout and the kept events', () => {
+    const document = openApiDocumentOf() as Json;
+    const delivery = document.components.schemas.WebhookDelivery.properties;
+    const delays = RETRY_DELAYS_SECONDS.map(formatSeconds);
+    expect(delivery.attempt.description).toContain(`up to ${RETRY_DELAYS_SECONDS.length + 1} (${RETRY_DELAYS_SECONDS.length} retries: ${delays.join(', ')} on`);
+    expect(delivery.status.description).toContain(`2xx within ${ATTEMPT_TIMEOUT_MS / 1000} s`);
+    expect(document.webhooks['payment_request.completed'].post.responses.default.description).toContain(`retried after ${delays.slice(0, -1).join(', ')} and ${delays.at(-1)} on`);
+    expect(document.paths['/sandbox/v1/events'].get.description).toContain(`keeps the newest ${formatNumber(DEFAULT_EVENT_HISTORY)} per account`);
+    expect(ERROR_CONDITIONS.event_not_found).toContain(`newest ${formatNumber(DEFAULT_EVENT_HISTORY)} per account`);
+  });
+
+  it('spans of time in the largest unit that divides them', () => {
+    expect([5, 30, 120, 600, 3_600, 21_600, 86_400, 90].map(formatSeconds)).toEqual(['5 s', '30 s', '2 min', '10 min', '1 h', '6 h', '24 h', '90 s']);
+  });
+
+  it('the Error schema lists every detail code with what it means', () => {
+    const description = (openApiDocumentOf().components as Json).schemas.Error.properties.error.properties.details.items.properties.code.description as string;
+    for (const [code, meaning] of Object.entries(DETAIL_CODE_CATALOGUE)) expect(description).toContain(`\`${code}\`: ${meaning}`);
   });
 });

@@ -5,6 +5,7 @@
  * `Error` schema and an example per code. Browser-safe.
  */
 import { ERROR_CATALOGUE, errorBody, type ErrorBody, type ErrorCode } from '../core/pipeline/errors.js';
+import { KEPT_EVENTS_TEXT } from './facts.js';
 import type { JsonObject } from './schema-tools.js';
 
 /** Every error code, in catalogue order. */
@@ -22,7 +23,7 @@ export const ERROR_CONDITIONS: Readonly<Record<string, string>> = {
   route_not_found: 'no endpoint has this path',
   payment_request_not_found: "no payment request with that id in the key's account",
   invoice_not_found: "no payment request of the key's account has that invoice",
-  event_not_found: "no kept event of the key's account has that id (the newest 1,000 per account are kept)",
+  event_not_found: `no kept event of the key's account has that id (the newest ${KEPT_EVENTS_TEXT} per account are kept)`,
   webhook_endpoint_not_found: "no webhook endpoint of the key's account has that id",
   method_not_allowed: 'the path exists, not with this method (`Allow` lists those it accepts)',
   invalid_transition: 'the payment request is in a terminal state (`completed`, `expired`, `failed`) and cannot change',
@@ -37,29 +38,6 @@ export const ERROR_CONDITIONS: Readonly<Record<string, string>> = {
 export function conditionOf(code: ErrorCode): string {
   return ERROR_CONDITIONS[code] ?? ERROR_CATALOGUE[code].message.replace(/\.$/, '');
 }
-
-/** The codes of `details[].code` the sandbox uses, for the `Error` schema's description. */
-export const DETAIL_CODES = [
-  'missing_field',
-  'invalid_type',
-  'amount_below_minimum',
-  'below_minimum',
-  'above_maximum',
-  'too_short',
-  'too_long',
-  'invalid_format',
-  'too_deep',
-  'too_large',
-  'invalid_invoice',
-  'invalid_rule',
-  'invalid_url',
-  'unsupported_scheme',
-  'host_not_allowed',
-  'too_many_endpoints',
-  'unknown_parameter',
-  'invalid_value',
-  'invalid',
-] as const;
 
 /** `components.examples` key of a code's example. */
 export function errorExampleName(code: ErrorCode): string {

@@ -1,4 +1,5 @@
 /** Bodies and answers of the sandbox control API (`/sandbox/v1`, not part of the v1 spec). */
+import { rulesSchema } from './rules.js';
 
 /** The longest single clock move: ten years. Longer moves are almost always a unit mistake. */
 export const MAX_ADVANCE_SECONDS = 315_360_000;
@@ -24,7 +25,7 @@ export const putRulesBodySchema = {
   $id: 'https://lnpr-sandbox.dev/schemas/sandbox/put-rules.json',
   type: 'object',
   required: ['rules'],
-  properties: { rules: { type: 'array' } },
+  properties: { rules: rulesSchema },
 } as const;
 
 /** The answer of `POST /sandbox/v1/pay`. */

@@ -31,7 +31,7 @@ export function createPaymentRequestBodySchema(limits: CreateBodyLimits) {
       amount: { type: 'integer', minimum: limits.minAmount, maximum: limits.maxAmount },
       description: { type: 'string', maxLength: MAX_DESCRIPTION_LENGTH },
       destinationWallet: { type: 'string', maxLength: 320, pattern: LIGHTNING_ADDRESS_PATTERN },
-      metadata: { type: 'object' },
+      metadata: { type: 'object', additionalProperties: true },
       expiresIn: { type: 'integer', minimum: limits.minExpiresIn, maximum: limits.maxExpiresIn },
     },
   } as const;

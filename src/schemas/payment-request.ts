@@ -16,12 +16,14 @@ export const STATUS_VALUES = ['pending', 'completed', 'expired', 'failed'] as co
 export const paymentRequestSchema = {
   $id: 'https://lnpr-sandbox.dev/schemas/v1/payment-request.json',
   type: 'object',
+  // The spec's "always" fields, and invoice and paymentHash, present "on create; on read": in
+  // every answer of v1.
   required: [
-    'id', 'status', 'amount', 'description', 'expiresAt', 'isNwc', 'feeAmount', 'feePercentage', 'createdAt', 'updatedAt',
+    'id', 'status', 'amount', 'description', 'invoice', 'paymentHash', 'expiresAt', 'isNwc', 'feeAmount', 'feePercentage', 'createdAt', 'updatedAt',
   ],
   properties: {
     id: { type: 'string', pattern: '^pr_\\S+$' },
-    status: { enum: STATUS_VALUES },
+    status: { type: 'string', enum: STATUS_VALUES },
     amount: { type: 'integer', minimum: 1 },
     description: { type: 'string', maxLength: 255 },
     invoice: { type: 'string', minLength: 1 },
@@ -32,7 +34,9 @@ export const paymentRequestSchema = {
     preimage: { type: 'string', pattern: '^[0-9a-f]{64}$' },
     feeAmount: { type: 'integer', minimum: 0 },
     feePercentage: { type: 'number', minimum: 0 },
-    metadata: { type: 'object' },
+    // Any keys, any JSON values: `additionalProperties` said aloud, as generators read a bare
+    // `object` as one with no keys at all.
+    metadata: { type: 'object', additionalProperties: true },
     createdAt: { type: 'string', pattern: ISO_UTC_PATTERN },
     updatedAt: { type: 'string', pattern: ISO_UTC_PATTERN },
   },
@@ -44,7 +48,7 @@ export const paymentRequestStatusSchema = {
   type: 'object',
   required: ['status'],
   additionalProperties: false,
-  properties: { status: { enum: STATUS_VALUES } },
+  properties: { status: { type: 'string', enum: STATUS_VALUES } },
 } as const;
 
 /** A payment request as responses show it. */

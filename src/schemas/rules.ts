@@ -34,7 +34,7 @@ export const ruleSchema = {
         /** A regular expression tested against the description (case-insensitive). */
         description: { type: 'string', maxLength: 500 },
         /** Metadata keys and the values they must hold (compared as JSON). */
-        metadata: { type: 'object' },
+        metadata: { type: 'object', additionalProperties: true },
         /** Restricts the rule to these accounts. */
         accounts: { type: 'array', items: { type: 'string' } },
       },

@@ -6,7 +6,7 @@
  * burst of writes must not lose the deliveries it queued (the outbox). Browser-safe.
  */
 import type { EventStoreReads } from '../core/ports.js';
-import { deliveryKey, type DeliveryRecord, type EndpointRecord, type EventRecord } from '../core/events/records.js';
+import { deliveryKey, type DeliveryRecord, type EndpointRecord, type EventRecord } from '../core/webhooks/records.js';
 
 /** Events kept per account unless told otherwise. */
 export const DEFAULT_EVENT_HISTORY = 1_000;

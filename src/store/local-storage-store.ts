@@ -12,7 +12,7 @@
  */
 import { LowSync } from 'lowdb';
 import { LocalStorage } from 'lowdb/browser';
-import type { DeliveryRecord, EndpointRecord, EventRecord } from '../core/events/records.js';
+import type { DeliveryRecord, EndpointRecord, EventRecord } from '../core/webhooks/records.js';
 import type { ClockState, SandboxStore } from '../core/ports.js';
 import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
 import { indexReads } from './index-reads.js';

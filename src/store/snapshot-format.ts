@@ -3,7 +3,7 @@
  * users read. `sequence` is the last journal entry folded in, so replay knows where to resume.
  * Browser-safe: parsing and serializing are plain JSON, kept apart from the file I/O.
  */
-import type { DeliveryRecord, EndpointRecord, EventRecord } from '../core/events/records.js';
+import type { DeliveryRecord, EndpointRecord, EventRecord } from '../core/webhooks/records.js';
 import type { ClockState } from '../core/ports.js';
 import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
 import { StoreFileError } from './store-file-error.js';

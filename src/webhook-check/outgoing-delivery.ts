@@ -1,10 +1,10 @@
 /**
- * A delivery as the sandbox sends one (Standard Webhooks): a POST of the event's JSON with
- * `content-type: application/json`, `webhook-id` (the event id), `webhook-timestamp` (Unix
- * seconds of the attempt) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 with the secret
- * over `id.timestamp.body`). Cases start from this and take something away or change something.
+ * A delivery as the sandbox sends one: built by the engine's own signer (Standard Webhooks: a POST
+ * of the event's JSON with `content-type`, `user-agent`, `webhook-id`, `webhook-timestamp` and
+ * `webhook-signature`), so the check cannot drift from the sandbox. Cases start from this and
+ * take something away or change something after signing.
  */
-import { Webhook } from 'standardwebhooks';
+import { signDelivery } from '../core/webhooks/signed-delivery.js';
 import type { WebhookEvent } from './sample-events.js';
 
 /** One POST to make: its headers and body, and what the report says about it. */
@@ -27,18 +27,5 @@ export function unixSeconds(ms: number = Date.now()): number {
 
 /** `event` signed with `secret` for `timestampSeconds`, exactly as the sandbox delivers it. */
 export function signedDelivery(event: WebhookEvent, secret: string, timestampSeconds: number, note = 'correctly signed'): OutgoingDelivery {
-  const body = JSON.stringify(event);
-  return {
-    webhookId: event.id,
-    eventType: event.type,
-    timestamp: timestampSeconds,
-    note,
-    headers: {
-      'content-type': 'application/json',
-      'webhook-id': event.id,
-      'webhook-timestamp': String(timestampSeconds),
-      'webhook-signature': new Webhook(secret).sign(event.id, new Date(timestampSeconds * 1000), body),
-    },
-    body,
-  };
+  return { webhookId: event.id, eventType: event.type, timestamp: timestampSeconds, note, ...signDelivery(event, secret, timestampSeconds * 1000) };
 }

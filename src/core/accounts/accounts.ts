@@ -6,7 +6,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Rule } from '../../schemas/rules.js';
-import type { ConfiguredEndpoint } from '../events/webhook-endpoints.js';
+import type { ConfiguredEndpoint } from '../webhooks/webhook-endpoints.js';
 import { ApiError } from '../pipeline/errors.js';
 
 /** What a key may do. Reading covers both GET endpoints. */

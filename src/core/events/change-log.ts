@@ -1,19 +1,19 @@
 /**
  * Every change of a payment request goes through here: its new state, the event that records it
  * and the deliveries that event owes are one store write (a transactional outbox), so a crash can
- * never keep one and lose another. Then the scheduler learns what has become due, and listeners
- * (in-process users, MSW users, live pages) see the event.
+ * never keep one and lose another. Then the due schedule learns what has become due, and
+ * listeners (in-process users, MSW users, live pages) see the event.
  */
 import type { WebhookEvent, EventType } from '../../schemas/webhooks.js';
+import type { DueSchedule } from '../due/due-schedule.js';
 import { newId } from '../ids.js';
 import type { PaymentRequestRecord, PaymentRequestStatus } from '../payments/payment-request.js';
 import { toPaymentRequestView } from '../payments/payment-request-view.js';
-import { nextChangeAtMs } from '../payments/state-machine.js';
 import type { AccountClocks, RandomSource, SandboxStore } from '../ports.js';
-import { planDeliveries } from './delivery-plan.js';
+import { planDeliveries } from '../webhooks/delivery-plan.js';
+import { heldDeliveriesIn } from '../webhooks/held-deliveries.js';
+import { toEventView, type EventRecord } from '../webhooks/records.js';
 import { Listeners } from './listeners.js';
-import { toEventView, type DeliveryRecord, type EventRecord } from './records.js';
-import type { Scheduler } from './scheduler.js';
 
 /** Sees each event once it is durable, and the account it belongs to (not part of the event's public view). */
 export type EventListener = (event: WebhookEvent, accountId: string) => void;
@@ -30,7 +30,7 @@ export interface ChangeLogDeps {
   store: SandboxStore;
   clocks: Pick<AccountClocks, 'now'>;
   random: RandomSource;
-  scheduler: Scheduler;
+  due: Pick<DueSchedule, 'scheduleNextChange' | 'scheduleDeliveries'>;
   /** Sees a listener's exception (a listener must not break the API). */
   onError(error: unknown): void;
 }
@@ -55,7 +55,7 @@ export class ChangeLog {
    * durable. The write is made before this returns its promise, so reads see it at once.
    */
   async save(record: PaymentRequestRecord, previous?: PaymentRequestRecord): Promise<void> {
-    const { store, clocks, random, scheduler } = this.#deps;
+    const { store, clocks, random, due } = this.#deps;
     if (previous !== undefined && previous.status === record.status) {
       await store.savePaymentRequest(record);
       return;
@@ -68,25 +68,12 @@ export class ChangeLog {
       timestamp: previous === undefined ? record.createdAt : record.updatedAt,
       data: toPaymentRequestView(record),
     };
-    const deliveries = planDeliveries(event, store.endpointsOf(record.accountId), heldIn(store), random, clocks.now(record.accountId));
+    const deliveries = planDeliveries(event, store.endpointsOf(record.accountId), heldDeliveriesIn(store), random, clocks.now(record.accountId));
     const durable = store.commit({ paymentRequests: [record], events: [event], deliveries });
-    const changeAtMs = nextChangeAtMs(record);
-    if (changeAtMs !== undefined) scheduler.add(record.accountId, changeAtMs, { kind: 'paymentRequest', id: record.id });
+    due.scheduleNextChange(record);
     await durable;
     // Sent only once recorded: a delivery must never announce what a crash could take back.
-    for (const delivery of deliveries) scheduleDelivery(scheduler, delivery);
+    due.scheduleDeliveries(deliveries);
     this.#listeners.emit(toEventView(event), event.accountId);
   }
-}
-
-/** Schedules a delivery attempt at its due moment (held ones wait to be released). */
-export function scheduleDelivery(scheduler: Scheduler, delivery: DeliveryRecord): void {
-  if (delivery.status !== 'pending' || delivery.scheduledAt === null) return;
-  scheduler.add(delivery.accountId, Date.parse(delivery.scheduledAt), { kind: 'delivery', id: delivery.id, attempt: delivery.attempt });
-}
-
-/** The endpoint's deliveries held for a request's next event (the `reorder` fault). */
-export function heldIn(store: SandboxStore) {
-  return (endpoint: { id: string; accountId: string }, paymentRequestId: string): DeliveryRecord[] =>
-    store.deliveriesOf(endpoint.accountId).filter((d) => d.endpoint === endpoint.id && d.heldFor === paymentRequestId && d.status === 'pending');
 }

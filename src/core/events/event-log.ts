@@ -4,12 +4,11 @@
  * without faults (a person pressing "Redeliver" wants it sent, not misbehaved with).
  */
 import type { EventType } from '../../schemas/webhooks.js';
+import type { DueSchedule } from '../due/due-schedule.js';
 import { ApiError } from '../pipeline/errors.js';
 import type { AccountClocks, RandomSource, SandboxStore } from '../ports.js';
-import { scheduleDelivery } from './change-log.js';
-import { firstAttempt } from './delivery-plan.js';
-import type { DeliveryRecord, EventRecord } from './records.js';
-import type { Scheduler } from './scheduler.js';
+import { firstAttempt } from '../webhooks/delivery-plan.js';
+import type { DeliveryRecord, EventRecord } from '../webhooks/records.js';
 
 /** Filters of `GET /sandbox/v1/events`. */
 export interface EventFilter {
@@ -30,7 +29,7 @@ export interface EventLogDeps {
   store: SandboxStore;
   clocks: AccountClocks;
   random: RandomSource;
-  scheduler: Scheduler;
+  due: Pick<DueSchedule, 'scheduleDeliveries'>;
 }
 
 /** Reads events and deliveries, and redelivers. */
@@ -69,7 +68,7 @@ export class EventLog {
 
   /** Sends the event again to the account's endpoints that take its type; the new deliveries. */
   async redeliver(accountId: string, eventId: string): Promise<DeliveryRecord[]> {
-    const { store, clocks, random, scheduler } = this.#deps;
+    const { store, clocks, random, due } = this.#deps;
     const event = this.event(accountId, eventId);
     const nowMs = clocks.now(accountId);
     const deliveries = store
@@ -77,7 +76,7 @@ export class EventLog {
       .filter((endpoint) => endpoint.events.includes(event.type))
       .map((endpoint) => firstAttempt(event, endpoint, nowMs, random));
     await store.commit({ deliveries });
-    for (const delivery of deliveries) scheduleDelivery(scheduler, delivery);
+    due.scheduleDeliveries(deliveries);
     return deliveries;
   }
 }

@@ -1,18 +1,21 @@
 /**
- * The event side of the engine assembled: scheduler, change log, dispatcher, endpoints and log,
- * and the account clocks wrapped so that every move of a clock runs what it made due.
+ * The event side of the engine assembled: what falls due (scheduler, due schedule, runner), change
+ * log, dispatcher, endpoints and log, and the account clocks wrapped so that every move of a
+ * clock runs what it made due. Running a due item schedules more, so the parts are built in the
+ * order they need each other: the scheduler (it only keeps items), the due schedule over it, the
+ * parts that write due things over that, and last the runner over those, which starts the scheduler.
  */
-import { asOf, nextChangeAtMs } from '../payments/state-machine.js';
+import { DueRunner } from '../due/due-runner.js';
+import { DueSchedule } from '../due/due-schedule.js';
+import { platformTimers } from '../due/platform-timers.js';
+import { Scheduler } from '../due/scheduler.js';
 import type { PaymentRequestRecord } from '../payments/payment-request.js';
 import type { AccountClocks, RandomSource, SandboxStore, Timers, WallClock, WebhookSender } from '../ports.js';
-import { ChangeLog, scheduleDelivery } from './change-log.js';
-import { DeliveryDispatcher } from './delivery-dispatcher.js';
+import { DeliveryDispatcher } from '../webhooks/delivery-dispatcher.js';
+import { WebhookEndpoints, type WebhookHostPolicy } from '../webhooks/webhook-endpoints.js';
+import { ChangeLog } from './change-log.js';
 import { EventLog } from './event-log.js';
 import { Listeners } from './listeners.js';
-import { platformTimers } from './platform-timers.js';
-import type { DueItem } from './scheduler.js';
-import { Scheduler } from './scheduler.js';
-import { WebhookEndpoints, type WebhookHostPolicy } from './webhook-endpoints.js';
 
 /** What the event machinery needs. */
 export interface EventMachineryOptions {
@@ -32,7 +35,6 @@ export interface EventMachineryOptions {
 export interface EventMachinery {
   /** The account clocks; moving one runs what it made due before the move resolves. */
   clocks: AccountClocks;
-  scheduler: Scheduler;
   changeLog: ChangeLog;
   dispatcher: DeliveryDispatcher;
   endpoints: WebhookEndpoints;
@@ -50,50 +52,25 @@ export interface EventMachinery {
   close(): void;
 }
 
-/** The next change of each pending record, as scheduler items. */
-function* dueItemsOf(records: Iterable<PaymentRequestRecord>) {
-  for (const record of records) {
-    const dueMs = nextChangeAtMs(record);
-    if (dueMs !== undefined) yield { accountId: record.accountId, dueMs, item: { kind: 'paymentRequest' as const, id: record.id } };
-  }
-}
-
 /** Builds the event machinery over the store, and schedules what the store already holds. */
 export function createEventMachinery(options: EventMachineryOptions): EventMachinery {
   const { store, wall, random, sender, onError } = options;
   const rawClocks = options.clocks;
-  let changeLog: ChangeLog;
-  let dispatcher: DeliveryDispatcher;
-  const run = (accountId: string, item: DueItem): Promise<void> | void => {
-    if (item.kind === 'delivery') {
-      const delivery = store.getDelivery(item.id, item.attempt);
-      if (delivery?.status === 'pending' && delivery.scheduledAt !== null) dispatcher.enqueue(delivery);
-      return;
-    }
-    const stored = store.getPaymentRequest(item.id);
-    if (stored === undefined || stored.status !== 'pending') return;
-    const current = asOf(stored, rawClocks.now(accountId));
-    // Not yet: a clock moved back (reset) since this was scheduled.
-    if (current === stored) return track([stored]);
-    return changeLog.save(current, stored);
-  };
   const timers = options.timers ?? platformTimers;
-  const scheduler = new Scheduler({ clocks: rawClocks, wall, timers, run, onError });
-  changeLog = new ChangeLog({ store, clocks: rawClocks, random, scheduler, onError });
-  dispatcher = new DeliveryDispatcher({ store, clocks: rawClocks, wall, sender, scheduler, timers, onError, ...(options.apiLoad ? { apiLoad: options.apiLoad } : {}) });
+  const scheduler = new Scheduler({ clocks: rawClocks, wall, timers, onError });
+  const due = new DueSchedule(scheduler);
+  const changeLog = new ChangeLog({ store, clocks: rawClocks, random, due, onError });
+  const dispatcher = new DeliveryDispatcher({ store, clocks: rawClocks, wall, sender, due, timers, onError, ...(options.apiLoad ? { apiLoad: options.apiLoad } : {}) });
   const endpoints = new WebhookEndpoints({ store, clocks: rawClocks, random, allowedHosts: options.allowedHosts });
-  const log = new EventLog({ store, clocks: rawClocks, random, scheduler });
-
-  function track(records: Iterable<PaymentRequestRecord>): void {
-    scheduler.addMany(dueItemsOf(records));
-  }
+  const log = new EventLog({ store, clocks: rawClocks, random, due });
+  scheduler.start(new DueRunner({ store, clocks: rawClocks, changes: changeLog, deliveries: dispatcher, due }));
 
   // What a previous run left, pending requests and the outbox, is scheduled just after start:
   // at 100,000 records that is ~0.1 s a server need not spend before it answers. Anything
   // already due then runs at once, so nothing is lost by the wait.
   timers.setTimeout(() => {
-    track(store.pendingPaymentRequests());
-    for (const delivery of store.pendingDeliveries()) scheduleDelivery(scheduler, delivery);
+    due.scheduleNextChanges(store.pendingPaymentRequests());
+    due.scheduleDeliveries(store.pendingDeliveries());
   }, 0);
 
   const clockMoves = new Listeners<[accountId: string]>(onError);
@@ -114,13 +91,12 @@ export function createEventMachinery(options: EventMachineryOptions): EventMachi
 
   return {
     clocks,
-    scheduler,
     changeLog,
     dispatcher,
     endpoints,
     log,
     onClockMove: (listener) => clockMoves.add(listener),
-    track,
+    track: (records) => due.scheduleNextChanges(records),
     async settle() {
       do {
         await scheduler.runAllDue();

@@ -5,22 +5,25 @@
  * invoice would not carry the description it is said to).
  */
 import { createPaymentRequestBodySchema, type CreatePaymentRequestBody } from '../../schemas/create-payment-request.js';
-import { compileBodyValidator, type BodyValidator } from '../pipeline/body-validator.js';
 import type { ErrorDetail } from '../pipeline/errors.js';
 import { jsonDepthExceeds } from '../pipeline/json-body.js';
+import { declareBody, type BodyDeclaration } from '../pipeline/route.js';
 import type { SandboxSettings } from '../settings.js';
 
-/** Checks a parsed create body; returns it typed, or throws `invalid_request` with details. */
-export type CreateBodyValidator = BodyValidator<CreatePaymentRequestBody>;
-
-/** Compiles the validator for these settings. */
-export function compileCreateBodyValidator(settings: SandboxSettings): CreateBodyValidator {
-  return compileBodyValidator<CreatePaymentRequestBody>(createPaymentRequestBodySchema(settings), {
+/** The create body of a sandbox with these settings, as its route declares it. */
+export function createBody(settings: SandboxSettings): BodyDeclaration<CreatePaymentRequestBody> {
+  return declareBody<CreatePaymentRequestBody>({
+    schema: createPaymentRequestBodySchema(settings),
     what: 'payment request',
-    extraProblems: (body) => [
+    notes: {
+      amount: { unit: 'sats', belowMinimumCode: 'amount_below_minimum' },
+      expiresIn: { unit: 'seconds' },
+      destinationWallet: { expected: 'a Lightning address, <name>@<domain>' },
+    },
+    check: (body) => [
       ...(isObject(body) && isObject(body.metadata) ? metadataProblems(body.metadata, settings) : []),
       ...(isObject(body) && typeof body.description === 'string' && hasLoneSurrogate(body.description)
-        ? [{ field: 'description', code: 'invalid_format', message: 'description must be well-formed Unicode (it has a lone surrogate)' }]
+        ? [{ field: 'description', code: 'invalid_format' as const, message: 'description must be well-formed Unicode (it has a lone surrogate)' }]
         : []),
     ],
   });

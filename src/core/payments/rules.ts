@@ -5,9 +5,11 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
-import { Ajv, type ValidateFunction } from 'ajv';
-import { rulesSchema, type Rule } from '../../schemas/rules.js';
+import { putRulesBodySchema } from '../../schemas/control.js';
+import type { Rule } from '../../schemas/rules.js';
 import { ApiError, type ErrorDetail } from '../pipeline/errors.js';
+import { declareBody } from '../pipeline/route.js';
+import { compileSchemaCheck } from '../pipeline/schema-check.js';
 import type { ScheduledOutcome } from './payment-request.js';
 
 /** What a rule can look at: the request as created. */
@@ -25,32 +27,40 @@ interface CompiledRule {
   description?: RegExp;
 }
 
-let validateRules: ValidateFunction<Rule[]> | undefined;
+/** The body of `PUT /sandbox/v1/rules`, as its route declares it. */
+export const putRulesBody = declareBody<{ rules: Rule[] }>({ schema: putRulesBodySchema, what: 'rules', check: ruleProblems });
 
-/** Checks a list of rules; throws `invalid_request` naming each problem (field `rules[i]...`). */
+const checkRulesBody = compileSchemaCheck(putRulesBodySchema, { place: 'body' });
+
+/** Checks a list of rules (e.g. from a scenario file); throws `invalid_request` naming each problem (`rules.0.outcome`). */
 export function parseRules(value: unknown): Rule[] {
-  if (Array.isArray(value) && value.length === 0) return [];
-  validateRules ??= new Ajv({ allErrors: true, strict: false }).compile<Rule[]>(rulesSchema);
-  const details: ErrorDetail[] = validateRules(value)
-    ? []
-    : (validateRules.errors ?? []).map((e) => ({ field: `rules${e.instancePath.replaceAll('/', '.')}`, code: 'invalid_rule', message: `${e.instancePath || 'rules'} ${e.message ?? 'is invalid'}` }));
-  if (details.length === 0) {
-    (value as Rule[]).forEach((rule, index) => {
-      const range = rule.match?.amount;
-      if (typeof range === 'object' && range.min !== undefined && range.max !== undefined && range.min > range.max) {
-        details.push({ field: `rules.${index}.match.amount`, code: 'invalid_rule', message: `rule ${index}: amount.min is above amount.max` });
-      }
-      if (rule.match?.description !== undefined) {
-        try {
-          new RegExp(rule.match.description, 'iu');
-        } catch (error) {
-          details.push({ field: `rules.${index}.match.description`, code: 'invalid_rule', message: `rule ${index}: ${(error as Error).message}` });
-        }
-      }
-    });
-  }
+  const body = { rules: value };
+  const details = checkRulesBody(body);
+  if (details.length === 0) details.push(...ruleProblems(body));
   if (details.length > 0) throw new ApiError('invalid_request', `Invalid rules: ${details.map((d) => d.message).join('; ')}.`, details);
   return value as Rule[];
+}
+
+/** What a schema cannot say of rules: a range upside down, a description that is no regular expression. */
+function ruleProblems(body: unknown): ErrorDetail[] {
+  const rules = (body as { rules?: unknown } | null)?.rules;
+  if (!Array.isArray(rules)) return [];
+  const details: ErrorDetail[] = [];
+  rules.forEach((rule: Partial<Rule> | null, index) => {
+    const match = typeof rule === 'object' && rule !== null ? rule.match : undefined;
+    const range = match?.amount;
+    if (typeof range === 'object' && range !== null && typeof range.min === 'number' && typeof range.max === 'number' && range.min > range.max) {
+      details.push({ field: `rules.${index}.match.amount`, code: 'invalid_rule', message: `rules.${index}.match.amount: min is above max` });
+    }
+    if (typeof match?.description === 'string') {
+      try {
+        new RegExp(match.description, 'iu');
+      } catch (error) {
+        details.push({ field: `rules.${index}.match.description`, code: 'invalid_rule', message: `rules.${index}.match.description: ${(error as Error).message}` });
+      }
+    }
+  });
+  return details;
 }
 
 /** The rules in force: fixed ones, and each account's own, which come first. */

@@ -2,11 +2,12 @@
  * The one catalogue of API errors. Every 4xx/5xx from either transport is built here, so the
  * body shape and the codes are the same everywhere: `{"error": {"code", "message", "details"?}}`.
  */
+import type { DetailCode } from './detail-codes.js';
 
-/** What is wrong with one field of a request body. */
+/** What is wrong with one field of a request body or query, by its path in dot form (`rules.0.outcome`). */
 export interface ErrorDetail {
   field: string;
-  code: string;
+  code: DetailCode;
   message: string;
 }
 

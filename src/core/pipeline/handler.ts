@@ -1,63 +1,70 @@
 /**
- * The transport-neutral request handler: plain request in, plain response out. Routing, auth,
- * body parsing, validation and the error shape all live here, once, so the Fastify server and the
- * MSW handlers only translate and answer byte for byte alike.
+ * The transport-neutral request handler: plain request in, plain response out. It applies what
+ * each route declares (`route.ts`): routing, auth, body and query, then the handler; and it gives
+ * every failure the one error shape. So the Fastify server and the MSW handlers only translate and
+ * answer byte for byte alike.
  */
+import { requirePermission, type AccountDirectory } from '../accounts/accounts.js';
 import { ApiError } from './errors.js';
+import { bodyReader, queryReader, type BodyReader, type QueryReader } from './input-readers.js';
 import { JsonText } from './json-text.js';
-import { MethodNotAllowed, Router, type PathParams, type Route } from './router.js';
+import type { AnyRoute } from './route.js';
+import { MethodNotAllowed, Router } from './router.js';
+import type { ApiRequest, ApiResponse, RouteReply } from './messages.js';
 
-/** A request as a transport hands it over. Header names are lower case. */
-export interface ApiRequest {
-  method: string;
-  /** Path and query, e.g. `/api/v1/payment-requests/pr_x?y=1`. */
-  url: string;
-  headers: Readonly<Record<string, string | undefined>>;
-  /** The raw body text, if any. */
-  body?: string;
-}
-
-/** A response for a transport to send as is. */
-export interface ApiResponse {
-  status: number;
-  headers: Record<string, string>;
-  /** Serialized JSON, or '' when there is no body (204, HEAD). */
-  body: string;
-}
-
-/** What a route answers before serialization. */
-export interface RouteReply {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
-
-/** What a route receives. */
-export interface RouteContext {
-  request: ApiRequest;
-  params: PathParams;
-}
-
-/** A route's handler. */
-export type RouteHandler = (context: RouteContext) => RouteReply | Promise<RouteReply>;
+export type { ApiRequest, ApiResponse, RouteReply } from './messages.js';
 
 /** Handles one request. Never throws: every failure becomes a JSON error response. */
 export type RequestHandler = (request: ApiRequest) => Promise<ApiResponse>;
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } as const;
 
-/** The handler over a route table; `onUnexpectedError` sees bugs (for logging) before the 500. */
-export function createRequestHandler(
-  routes: Array<Route<RouteHandler>>,
-  onUnexpectedError: (error: unknown, request: ApiRequest) => void = () => {},
-): RequestHandler {
-  const router = new Router(routes);
+/** What the pipeline needs besides the routes. */
+export interface PipelineOptions<Deps> {
+  /** What every handler gets: the engine's parts. */
+  deps: Deps;
+  /** Finds the caller behind a key. */
+  directory: AccountDirectory;
+  /** Sees bugs (for logging) before they become a 500. */
+  onUnexpectedError?: (error: unknown, request: ApiRequest) => void;
+}
+
+/** A route with its readers compiled once. */
+interface PreparedRoute<Deps> {
+  route: AnyRoute<Deps>;
+  readBody: BodyReader | undefined;
+  readQuery: QueryReader | undefined;
+}
+
+/**
+ * The handler over a route table. Each request runs the pipeline in one order: route, auth (so a
+ * caller without a valid key learns nothing else), body, query, then the handler.
+ */
+export function createRequestHandler<Deps>(routes: ReadonlyArray<AnyRoute<Deps>>, options: PipelineOptions<Deps>): RequestHandler {
+  const { deps, directory } = options;
+  const onUnexpectedError = options.onUnexpectedError ?? (() => {});
+  const router = new Router<PreparedRoute<Deps>>(
+    routes.map((route) => ({
+      method: route.method,
+      pattern: route.path,
+      handler: {
+        route,
+        readBody: route.body ? bodyReader(route.body) : undefined,
+        readQuery: route.query ? queryReader(route.query) : undefined,
+      },
+    })),
+  );
   return async (request) => {
     const method = request.method.toUpperCase();
     let reply: RouteReply;
     try {
-      const { handler, params } = router.match(method, pathOf(request.url));
-      reply = await handler({ request, params });
+      const { handler: prepared, params } = router.match(method, pathOf(request.url));
+      const { route } = prepared;
+      const caller = route.access === 'public' ? undefined : directory.authenticate(request.headers.authorization);
+      if (caller !== undefined && route.access !== 'key') requirePermission(caller, route.access);
+      const body = prepared.readBody?.(request);
+      const query = prepared.readQuery?.(request.url);
+      reply = await route.handle({ caller, params, body, query, request }, deps);
     } catch (error) {
       reply = errorReply(error, request, onUnexpectedError);
     }

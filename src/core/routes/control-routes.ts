@@ -3,114 +3,164 @@
  * key of an account may drive that account's requests and clock (controls play the payer's and
  * the world's part, not the merchant's); nothing reaches another account.
  */
-import {
-  advanceClockBodySchema,
-  payBodySchema,
-  putRulesBodySchema,
-  type ClockView,
-  type PayResult,
-} from '../../schemas/control.js';
+import { clockSchema, payResultSchema, paymentRequestListSchema, rulesViewSchema } from '../../schemas/answers.js';
+import { advanceClockBodySchema, payBodySchema, type ClockView, type PayResult } from '../../schemas/control.js';
+import { paymentRequestSchema } from '../../schemas/payment-request.js';
 import type { Rule } from '../../schemas/rules.js';
-import type { AccountDirectory, Caller } from '../accounts/accounts.js';
-import { compileBodyValidator } from '../pipeline/body-validator.js';
+import type { Caller } from '../accounts/accounts.js';
 import { ApiError } from '../pipeline/errors.js';
-import type { RouteHandler, RouteReply } from '../pipeline/handler.js';
-import { parseJsonBody } from '../pipeline/json-body.js';
-import { QueryReader } from '../pipeline/query.js';
+import type { RouteReply } from '../pipeline/handler.js';
+import { declareBody, declareQuery } from '../pipeline/route.js';
 import type { Transition } from '../payments/payment-request.js';
 import { toPaymentRequestView } from '../payments/payment-request-view.js';
-import type { PaymentRequests } from '../payments/payment-requests.js';
+import { putRulesBody, type RuleBook } from '../payments/rules.js';
 import type { AccountClocks } from '../ports.js';
-import { authenticated, type CallerHandler } from '../pipeline/route-auth.js';
-import type { Route } from '../pipeline/router.js';
-import type { RuleBook } from '../payments/rules.js';
-
-/** What the control routes need. */
-export interface ControlRouteDeps {
-  directory: AccountDirectory;
-  paymentRequests: PaymentRequests;
-  clocks: AccountClocks;
-  rules: RuleBook;
-}
+import { route, type EngineRoute } from './route-deps.js';
 
 /**
  * Where clocks must stop: a BOLT11 timestamp has 35 bits, so invoices cannot be dated after
  * 3058; stopping at 3000 leaves room for the longest `expiresIn`.
  */
-const LATEST_CLOCK_MS = Date.UTC(3000, 0, 1);
+export const LATEST_CLOCK_MS = Date.UTC(3000, 0, 1);
 
 /** The list of an account's payment requests is whole by default; `limit` shortens it. */
 const ALL = Number.MAX_SAFE_INTEGER;
 
-const validatePayBody = compileBodyValidator<{ invoice: string }>(payBodySchema, { what: 'payment' });
-const validateAdvanceBody = compileBodyValidator<{ seconds: number }>(advanceClockBodySchema, { what: 'clock advance' });
-const validatePutRulesBody = compileBodyValidator<{ rules: unknown }>(putRulesBodySchema, { what: 'rules' });
+const TRANSITIONS: ReadonlyArray<[Transition, string]> = [
+  ['complete', 'completePaymentRequest'],
+  ['fail', 'failPaymentRequest'],
+  ['expire', 'expirePaymentRequest'],
+];
 
 /** The control routes. */
-export function controlRoutes({ directory, paymentRequests, clocks, rules }: ControlRouteDeps): Array<Route<RouteHandler>> {
-  const control = (method: string, pattern: string, handler: CallerHandler): Route<RouteHandler> => ({
-    method,
-    pattern: `/sandbox/v1${pattern}`,
-    handler: authenticated(directory, undefined, handler),
-  });
-  const clockOf = (caller: Caller): RouteReply => {
-    const body: ClockView = { now: new Date(clocks.now(caller.account.id)).toISOString(), frozen: clocks.isFrozen(caller.account.id) };
-    return { status: 200, body };
-  };
-  const transitionRoute = (transition: Transition) =>
-    control('POST', `/payment-requests/:id/${transition}`, async (caller, { params }) => ({
-      status: 200,
-      body: toPaymentRequestView(await paymentRequests.transition(caller, params.id!, transition)),
-    }));
-
+export function controlRoutes(): EngineRoute[] {
   return [
     // v1 has no list endpoint; the dashboard (and any test) needs one.
-    control('GET', '/payment-requests', (caller, { request }) => {
-      const query = new QueryReader(request.url, ['limit']);
-      const limit = query.integer('limit', ALL, 1, ALL);
-      query.done();
-      return { status: 200, body: { data: paymentRequests.list(caller, limit).map(toPaymentRequestView) } };
+    route({
+      name: 'listPaymentRequests',
+      method: 'GET',
+      path: '/sandbox/v1/payment-requests',
+      access: 'key',
+      query: declareQuery<{ limit?: number }>({ limit: { type: 'integer', minimum: 1 } }),
+      answer: { status: 200, schema: paymentRequestListSchema },
+      handle: ({ caller, query }, { paymentRequests }) => ({
+        status: 200,
+        body: { data: paymentRequests.list(caller, query.limit ?? ALL).map(toPaymentRequestView) },
+      }),
     }),
-    transitionRoute('complete'),
-    transitionRoute('fail'),
-    transitionRoute('expire'),
-    control('POST', '/pay', async (caller, { request }) => {
-      const { invoice } = validatePayBody(parseJsonBody(request.headers['content-type'], request.body));
-      const record = await paymentRequests.pay(caller, invoice);
-      const body: PayResult = { paymentRequestId: record.id, status: 'completed', preimage: record.preimage };
-      return { status: 200, body };
+    ...TRANSITIONS.map(([transition, name]) =>
+      route({
+        name,
+        method: 'POST',
+        path: `/sandbox/v1/payment-requests/:id/${transition}`,
+        access: 'key',
+        answer: { status: 200, schema: paymentRequestSchema },
+        errors: ['payment_request_not_found', 'invalid_transition'],
+        handle: async ({ caller, params }, { paymentRequests }) => ({
+          status: 200,
+          body: toPaymentRequestView(await paymentRequests.transition(caller, params.id!, transition)),
+        }),
+      }),
+    ),
+    route({
+      name: 'payInvoice',
+      method: 'POST',
+      path: '/sandbox/v1/pay',
+      access: 'key',
+      body: declareBody<{ invoice: string }>({ schema: payBodySchema, what: 'payment' }),
+      answer: { status: 200, schema: payResultSchema },
+      errors: ['invoice_not_found', 'invalid_transition'],
+      handle: async ({ caller, body }, { paymentRequests }) => {
+        const record = await paymentRequests.pay(caller, body.invoice);
+        const result: PayResult = { paymentRequestId: record.id, status: 'completed', preimage: record.preimage };
+        return { status: 200, body: result };
+      },
     }),
-    control('GET', '/clock', clockOf),
-    control('POST', '/clock/advance', async (caller, { request }) => {
-      const { seconds } = validateAdvanceBody(parseJsonBody(request.headers['content-type'], request.body));
-      if (clocks.now(caller.account.id) + seconds * 1000 > LATEST_CLOCK_MS) {
-        const message = 'seconds would move the clock past the year 3000 (BOLT11 invoices cannot be dated after 3058)';
-        throw new ApiError('invalid_request', `Invalid clock advance: ${message}.`, [{ field: 'seconds', code: 'above_maximum', message }]);
-      }
-      await clocks.advance(caller.account.id, seconds);
-      return clockOf(caller);
+    route({
+      name: 'getClock',
+      method: 'GET',
+      path: '/sandbox/v1/clock',
+      access: 'key',
+      answer: { status: 200, schema: clockSchema },
+      handle: ({ caller }, { clocks }) => clockOf(clocks, caller),
     }),
-    control('POST', '/clock/freeze', async (caller) => {
-      await clocks.freeze(caller.account.id);
-      return clockOf(caller);
+    route({
+      name: 'advanceClock',
+      method: 'POST',
+      path: '/sandbox/v1/clock/advance',
+      access: 'key',
+      body: declareBody<{ seconds: number }>({ schema: advanceClockBodySchema, what: 'clock advance' }),
+      answer: { status: 200, schema: clockSchema },
+      handle: async ({ caller, body: { seconds } }, { clocks }) => {
+        if (clocks.now(caller.account.id) + seconds * 1000 > LATEST_CLOCK_MS) {
+          const message = 'seconds would move the clock past the year 3000 (BOLT11 invoices cannot be dated after 3058)';
+          throw new ApiError('invalid_request', `Invalid clock advance: ${message}.`, [{ field: 'seconds', code: 'above_maximum', message }]);
+        }
+        await clocks.advance(caller.account.id, seconds);
+        return clockOf(clocks, caller);
+      },
     }),
-    control('POST', '/clock/unfreeze', async (caller) => {
-      await clocks.unfreeze(caller.account.id);
-      return clockOf(caller);
+    route({
+      name: 'freezeClock',
+      method: 'POST',
+      path: '/sandbox/v1/clock/freeze',
+      access: 'key',
+      answer: { status: 200, schema: clockSchema },
+      handle: async ({ caller }, { clocks }) => {
+        await clocks.freeze(caller.account.id);
+        return clockOf(clocks, caller);
+      },
     }),
-    control('GET', '/rules', (caller) => ({ status: 200, body: rulesOf(rules, caller) })),
-    control('PUT', '/rules', (caller, { request }) => {
-      const body = validatePutRulesBody(parseJsonBody(request.headers['content-type'], request.body));
-      rules.setAccountRules(caller.account.id, body.rules as Rule[]);
-      return { status: 200, body: rulesOf(rules, caller) };
+    route({
+      name: 'unfreezeClock',
+      method: 'POST',
+      path: '/sandbox/v1/clock/unfreeze',
+      access: 'key',
+      answer: { status: 200, schema: clockSchema },
+      handle: async ({ caller }, { clocks }) => {
+        await clocks.unfreeze(caller.account.id);
+        return clockOf(clocks, caller);
+      },
     }),
-    control('POST', '/reset', async (caller) => {
-      // Exactly what CONTRACT.md promises: requests and clock. Rules stay until replaced (PUT []).
-      await paymentRequests.deleteAll(caller);
-      await clocks.reset(caller.account.id);
-      return { status: 204 };
+    route({
+      name: 'getRules',
+      method: 'GET',
+      path: '/sandbox/v1/rules',
+      access: 'key',
+      answer: { status: 200, schema: rulesViewSchema },
+      handle: ({ caller }, { rules }) => ({ status: 200, body: rulesOf(rules, caller) }),
+    }),
+    route({
+      name: 'putRules',
+      method: 'PUT',
+      path: '/sandbox/v1/rules',
+      access: 'key',
+      body: putRulesBody,
+      answer: { status: 200, schema: rulesViewSchema },
+      handle: ({ caller, body }, { rules }) => {
+        rules.setAccountRules(caller.account.id, body.rules);
+        return { status: 200, body: rulesOf(rules, caller) };
+      },
+    }),
+    route({
+      name: 'resetAccount',
+      method: 'POST',
+      path: '/sandbox/v1/reset',
+      access: 'key',
+      answer: { status: 204 },
+      handle: async ({ caller }, { paymentRequests, clocks }) => {
+        // Exactly what CONTRACT.md promises: requests and clock. Rules stay until replaced (PUT []).
+        await paymentRequests.deleteAll(caller);
+        await clocks.reset(caller.account.id);
+        return { status: 204 };
+      },
     }),
   ];
+}
+
+function clockOf(clocks: AccountClocks, caller: Caller): RouteReply {
+  const body: ClockView = { now: new Date(clocks.now(caller.account.id)).toISOString(), frozen: clocks.isFrozen(caller.account.id) };
+  return { status: 200, body };
 }
 
 function rulesOf(rules: RuleBook, caller: Caller): { rules: Rule[]; fixedRules: Rule[] } {

@@ -3,37 +3,39 @@
  * one payment request, and its test wallet. No key: the id is the secret, as with any hosted
  * invoice page, so the answer carries public fields only (never metadata, fees or the preimage).
  */
+import { payPageSchema } from '../../schemas/answers.js';
 import type { ClockView, PayPageView } from '../../schemas/control.js';
 import type { PaymentRequestRecord } from '../payments/payment-request.js';
-import type { PaymentRequests } from '../payments/payment-requests.js';
-import type { RouteHandler } from '../pipeline/handler.js';
-import type { Route } from '../pipeline/router.js';
 import type { AccountClocks } from '../ports.js';
-
-/** What the pay-page routes need. */
-export interface PayPageRouteDeps {
-  paymentRequests: PaymentRequests;
-  clocks: AccountClocks;
-}
+import { route, type EngineRoute } from './route-deps.js';
 
 /** The pay-page routes. */
-export function payPageRoutes({ paymentRequests, clocks }: PayPageRouteDeps): Array<Route<RouteHandler>> {
-  const viewOf = (record: PaymentRequestRecord): PayPageView => {
-    const clock: ClockView = { now: new Date(clocks.now(record.accountId)).toISOString(), frozen: clocks.isFrozen(record.accountId) };
-    return toPayPageView(record, clock);
-  };
+export function payPageRoutes(): EngineRoute[] {
   return [
-    {
+    route({
+      name: 'getPayPage',
       method: 'GET',
-      pattern: '/sandbox/v1/pay-page/:id',
-      handler: ({ params }) => ({ status: 200, body: viewOf(paymentRequests.readHosted(params.id!)) }),
-    },
-    {
+      path: '/sandbox/v1/pay-page/:id',
+      access: 'public',
+      answer: { status: 200, schema: payPageSchema },
+      errors: ['payment_request_not_found'],
+      handle: ({ params }, { paymentRequests, clocks }) => ({ status: 200, body: viewOf(clocks, paymentRequests.readHosted(params.id!)) }),
+    }),
+    route({
+      name: 'payFromPayPage',
       method: 'POST',
-      pattern: '/sandbox/v1/pay-page/:id/pay',
-      handler: async ({ params }) => ({ status: 200, body: viewOf(await paymentRequests.payHosted(params.id!)) }),
-    },
+      path: '/sandbox/v1/pay-page/:id/pay',
+      access: 'public',
+      answer: { status: 200, schema: payPageSchema },
+      errors: ['payment_request_not_found', 'invalid_transition'],
+      handle: async ({ params }, { paymentRequests, clocks }) => ({ status: 200, body: viewOf(clocks, await paymentRequests.payHosted(params.id!)) }),
+    }),
   ];
+}
+
+function viewOf(clocks: AccountClocks, record: PaymentRequestRecord): PayPageView {
+  const clock: ClockView = { now: new Date(clocks.now(record.accountId)).toISOString(), frozen: clocks.isFrozen(record.accountId) };
+  return toPayPageView(record, clock);
 }
 
 /** The public fields of a record, in a fixed order, with the account's clock. */

@@ -1,50 +1,53 @@
-/** The v1 endpoints of the spec and `GET /healthz`, as routes of the engine's handler. */
-import type { AccountDirectory } from '../accounts/accounts.js';
-import type { CreateBodyValidator } from '../payments/create-body.js';
-import type { RouteHandler } from '../pipeline/handler.js';
-import { parseJsonBody } from '../pipeline/json-body.js';
+/** The v1 endpoints of the spec and `GET /healthz`. */
+import { healthSchema } from '../../schemas/answers.js';
+import { paymentRequestSchema, paymentRequestStatusSchema } from '../../schemas/payment-request.js';
+import { createBody } from '../payments/create-body.js';
 import { paymentRequestJson } from '../payments/payment-request-view.js';
-import type { PaymentRequests } from '../payments/payment-requests.js';
-import { authenticated } from '../pipeline/route-auth.js';
-import type { Route } from '../pipeline/router.js';
-
-/** What the v1 routes need. */
-export interface V1RouteDeps {
-  directory: AccountDirectory;
-  paymentRequests: PaymentRequests;
-  validateCreateBody: CreateBodyValidator;
-}
+import type { SandboxSettings } from '../settings.js';
+import { route, type EngineRoute } from './route-deps.js';
 
 const COLLECTION = '/api/v1/payment-requests';
 
-/** The routes of v1 and the health check. */
-export function v1Routes({ directory, paymentRequests, validateCreateBody }: V1RouteDeps): Array<Route<RouteHandler>> {
+/** The routes of v1 and the health check, for a sandbox with these settings. */
+export function v1Routes(settings: SandboxSettings): EngineRoute[] {
   return [
-    { method: 'GET', pattern: '/healthz', handler: () => ({ status: 200, body: { status: 'ok' } }) },
-    {
+    route({
+      name: 'getHealth',
+      method: 'GET',
+      path: '/healthz',
+      access: 'public',
+      answer: { status: 200, schema: healthSchema },
+      handle: () => ({ status: 200, body: { status: 'ok' } }),
+    }),
+    route({
+      name: 'createPaymentRequest',
       method: 'POST',
-      pattern: COLLECTION,
-      handler: authenticated(directory, 'create', async (caller, { request }) => {
-        const body = validateCreateBody(parseJsonBody(request.headers['content-type'], request.body));
+      path: COLLECTION,
+      access: 'create',
+      body: createBody(settings),
+      answer: { status: 201, schema: paymentRequestSchema },
+      handle: async ({ caller, body }, { paymentRequests }) => {
         const record = await paymentRequests.create(caller, body);
         return { status: 201, body: paymentRequestJson(record), headers: { location: `${COLLECTION}/${record.id}` } };
-      }),
-    },
-    {
+      },
+    }),
+    route({
+      name: 'getPaymentRequest',
       method: 'GET',
-      pattern: `${COLLECTION}/:id`,
-      handler: authenticated(directory, 'read', (caller, { params }) => ({
-        status: 200,
-        body: paymentRequestJson(paymentRequests.read(caller, params.id!)),
-      })),
-    },
-    {
+      path: `${COLLECTION}/:id`,
+      access: 'read',
+      answer: { status: 200, schema: paymentRequestSchema },
+      errors: ['payment_request_not_found'],
+      handle: ({ caller, params }, { paymentRequests }) => ({ status: 200, body: paymentRequestJson(paymentRequests.read(caller, params.id!)) }),
+    }),
+    route({
+      name: 'getPaymentRequestStatus',
       method: 'GET',
-      pattern: `${COLLECTION}/:id/status`,
-      handler: authenticated(directory, 'read', (caller, { params }) => ({
-        status: 200,
-        body: { status: paymentRequests.read(caller, params.id!).status },
-      })),
-    },
+      path: `${COLLECTION}/:id/status`,
+      access: 'read',
+      answer: { status: 200, schema: paymentRequestStatusSchema },
+      errors: ['payment_request_not_found'],
+      handle: ({ caller, params }, { paymentRequests }) => ({ status: 200, body: { status: paymentRequests.read(caller, params.id!).status } }),
+    }),
   ];
 }

@@ -2,77 +2,115 @@
  * The webhook part of the control API: endpoints, events, deliveries, redelivery. Like every
  * control route, a key acts on its own account only; another account's ids read as absent.
  */
-import { createEndpointBodySchema, EVENT_TYPES, type CreateEndpointBody } from '../../schemas/webhooks.js';
-import type { AccountDirectory } from '../accounts/accounts.js';
-import type { EventLog } from '../events/event-log.js';
-import { toDeliveryView, toEndpointView, toEventView } from '../events/records.js';
-import type { WebhookEndpoints } from '../events/webhook-endpoints.js';
-import { compileBodyValidator } from '../pipeline/body-validator.js';
-import type { RouteHandler } from '../pipeline/handler.js';
-import { parseJsonBody } from '../pipeline/json-body.js';
-import { QueryReader } from '../pipeline/query.js';
-import { authenticated, type CallerHandler } from '../pipeline/route-auth.js';
-import type { Route } from '../pipeline/router.js';
-
-/** What the webhook routes need. */
-export interface WebhookRouteDeps {
-  directory: AccountDirectory;
-  endpoints: WebhookEndpoints;
-  log: EventLog;
-}
+import { webhookDeliveryListSchema, webhookEndpointListSchema, webhookEventListSchema } from '../../schemas/answers.js';
+import {
+  createEndpointBodySchema,
+  EVENT_TYPES,
+  webhookEndpointSchema,
+  webhookEventSchema,
+  type CreateEndpointBody,
+  type EventType,
+} from '../../schemas/webhooks.js';
+import { toDeliveryView, toEndpointView, toEventView } from '../webhooks/records.js';
+import { declareBody, declareQuery } from '../pipeline/route.js';
+import { route, type EngineRoute } from './route-deps.js';
 
 /** Lists are whole by default (events are bounded per account anyway); `limit` shortens them. */
 const ALL = Number.MAX_SAFE_INTEGER;
 
-const validateCreateEndpointBody = compileBodyValidator<CreateEndpointBody>(createEndpointBodySchema, { what: 'webhook endpoint' });
+/** An id a list may be filtered by. */
+const ID_FILTER = { type: 'string', minLength: 1, maxLength: 256 } as const;
+const LIMIT = { type: 'integer', minimum: 1 } as const;
 
 /** The webhook routes. */
-export function webhookRoutes({ directory, endpoints, log }: WebhookRouteDeps): Array<Route<RouteHandler>> {
-  const control = (method: string, pattern: string, handler: CallerHandler): Route<RouteHandler> => ({
-    method,
-    pattern: `/sandbox/v1${pattern}`,
-    handler: authenticated(directory, undefined, handler),
-  });
+export function webhookRoutes(): EngineRoute[] {
   return [
-    control('POST', '/webhook-endpoints', async (caller, { request }) => {
-      const body = validateCreateEndpointBody(parseJsonBody(request.headers['content-type'], request.body));
-      const endpoint = await endpoints.register(caller.account.id, body);
-      return { status: 201, body: toEndpointView(endpoint), headers: { location: `/sandbox/v1/webhook-endpoints/${endpoint.id}` } };
+    route({
+      name: 'createWebhookEndpoint',
+      method: 'POST',
+      path: '/sandbox/v1/webhook-endpoints',
+      access: 'key',
+      body: declareBody<CreateEndpointBody>({ schema: createEndpointBodySchema, what: 'webhook endpoint' }),
+      answer: { status: 201, schema: webhookEndpointSchema },
+      handle: async ({ caller, body }, { endpoints }) => {
+        const endpoint = await endpoints.register(caller.account.id, body);
+        return { status: 201, body: toEndpointView(endpoint), headers: { location: `/sandbox/v1/webhook-endpoints/${endpoint.id}` } };
+      },
     }),
-    control('GET', '/webhook-endpoints', (caller, { request }) => {
-      new QueryReader(request.url, []).done();
-      return { status: 200, body: { data: endpoints.list(caller.account.id).map(toEndpointView) } };
+    route({
+      name: 'listWebhookEndpoints',
+      method: 'GET',
+      path: '/sandbox/v1/webhook-endpoints',
+      access: 'key',
+      query: declareQuery<Record<string, never>>({}),
+      answer: { status: 200, schema: webhookEndpointListSchema },
+      handle: ({ caller }, { endpoints }) => ({ status: 200, body: { data: endpoints.list(caller.account.id).map(toEndpointView) } }),
     }),
-    control('GET', '/webhook-endpoints/:id', (caller, { params }) => ({
-      status: 200,
-      body: toEndpointView(endpoints.get(caller.account.id, params.id!)),
-    })),
-    control('DELETE', '/webhook-endpoints/:id', async (caller, { params }) => {
-      await endpoints.delete(caller.account.id, params.id!);
-      return { status: 204 };
+    route({
+      name: 'getWebhookEndpoint',
+      method: 'GET',
+      path: '/sandbox/v1/webhook-endpoints/:id',
+      access: 'key',
+      answer: { status: 200, schema: webhookEndpointSchema },
+      errors: ['webhook_endpoint_not_found'],
+      handle: ({ caller, params }, { endpoints }) => ({ status: 200, body: toEndpointView(endpoints.get(caller.account.id, params.id!)) }),
     }),
-    control('GET', '/events', (caller, { request }) => {
-      const query = new QueryReader(request.url, ['type', 'paymentRequest', 'limit']);
-      const type = query.oneOf('type', EVENT_TYPES);
-      const paymentRequestId = query.text('paymentRequest');
-      const limit = query.integer('limit', ALL, 1, ALL);
-      query.done();
-      const events = log.events(caller.account.id, { limit, ...(type ? { type } : {}), ...(paymentRequestId ? { paymentRequestId } : {}) });
-      return { status: 200, body: { data: events.map(toEventView) } };
+    route({
+      name: 'deleteWebhookEndpoint',
+      method: 'DELETE',
+      path: '/sandbox/v1/webhook-endpoints/:id',
+      access: 'key',
+      answer: { status: 204 },
+      errors: ['webhook_endpoint_not_found'],
+      handle: async ({ caller, params }, { endpoints }) => {
+        await endpoints.delete(caller.account.id, params.id!);
+        return { status: 204 };
+      },
     }),
-    control('GET', '/events/:id', (caller, { params }) => ({ status: 200, body: toEventView(log.event(caller.account.id, params.id!)) })),
-    control('POST', '/events/:id/redeliver', async (caller, { params }) => {
-      const deliveries = await log.redeliver(caller.account.id, params.id!);
-      return { status: 202, body: { data: deliveries.map(toDeliveryView) } };
+    route({
+      name: 'listEvents',
+      method: 'GET',
+      path: '/sandbox/v1/events',
+      access: 'key',
+      query: declareQuery<{ type?: EventType; paymentRequest?: string; limit?: number }>({ type: { enum: EVENT_TYPES }, paymentRequest: ID_FILTER, limit: LIMIT }),
+      answer: { status: 200, schema: webhookEventListSchema },
+      handle: ({ caller, query: { type, paymentRequest, limit } }, { log }) => {
+        const events = log.events(caller.account.id, { limit: limit ?? ALL, ...(type ? { type } : {}), ...(paymentRequest ? { paymentRequestId: paymentRequest } : {}) });
+        return { status: 200, body: { data: events.map(toEventView) } };
+      },
     }),
-    control('GET', '/webhook-deliveries', (caller, { request }) => {
-      const query = new QueryReader(request.url, ['event', 'endpoint', 'limit']);
-      const event = query.text('event');
-      const endpoint = query.text('endpoint');
-      const limit = query.integer('limit', ALL, 1, ALL);
-      query.done();
-      const deliveries = log.deliveries(caller.account.id, { limit, ...(event ? { event } : {}), ...(endpoint ? { endpoint } : {}) });
-      return { status: 200, body: { data: deliveries.map(toDeliveryView) } };
+    route({
+      name: 'getEvent',
+      method: 'GET',
+      path: '/sandbox/v1/events/:id',
+      access: 'key',
+      answer: { status: 200, schema: webhookEventSchema },
+      errors: ['event_not_found'],
+      handle: ({ caller, params }, { log }) => ({ status: 200, body: toEventView(log.event(caller.account.id, params.id!)) }),
+    }),
+    route({
+      name: 'redeliverEvent',
+      method: 'POST',
+      path: '/sandbox/v1/events/:id/redeliver',
+      access: 'key',
+      answer: { status: 202, schema: webhookDeliveryListSchema },
+      errors: ['event_not_found'],
+      handle: async ({ caller, params }, { log }) => {
+        const deliveries = await log.redeliver(caller.account.id, params.id!);
+        return { status: 202, body: { data: deliveries.map(toDeliveryView) } };
+      },
+    }),
+    route({
+      name: 'listWebhookDeliveries',
+      method: 'GET',
+      path: '/sandbox/v1/webhook-deliveries',
+      access: 'key',
+      query: declareQuery<{ event?: string; endpoint?: string; limit?: number }>({ event: ID_FILTER, endpoint: ID_FILTER, limit: LIMIT }),
+      answer: { status: 200, schema: webhookDeliveryListSchema },
+      handle: ({ caller, query: { event, endpoint, limit } }, { log }) => {
+        const deliveries = log.deliveries(caller.account.id, { limit: limit ?? ALL, ...(event ? { event } : {}), ...(endpoint ? { endpoint } : {}) });
+        return { status: 200, body: { data: deliveries.map(toDeliveryView) } };
+      },
     }),
   ];
 }

@@ -12,7 +12,7 @@ import type { AccountClocks, RandomSource, SandboxStore } from '../ports.js';
 import type { EndpointRecord } from './records.js';
 
 /** Endpoints one account may have: enough for any test, few enough that a loop cannot flood. */
-export const MAX_ENDPOINTS_PER_ACCOUNT = 20;
+const MAX_ENDPOINTS_PER_ACCOUNT = 20;
 
 /** Which hosts webhook URLs may name: any, or these (lower case; `*` in the list means any). */
 export type WebhookHostPolicy = 'any' | readonly string[];

@@ -1,7 +1,6 @@
 /**
- * One notion of "due": a payment request's expiry or scheduled outcome, and each delivery
- * attempt, are things due at a moment of an account's clock. The scheduler keeps them in a
- * min-heap per account and one timer for the earliest of them on a running clock; advancing or
+ * The mechanism under "due" (due-schedule.ts says what falls due, and when): a min-heap of due
+ * items per account and one timer for the earliest of them on a running clock; advancing or
  * setting a clock runs what has fallen due at once, in time order; a frozen clock runs nothing.
  * Items are not cancelled: whoever runs one first checks that it is still due (lazy deletion), so
  * a request completed by hand simply finds its expiry entry stale.
@@ -12,6 +11,13 @@ import { MinHeap } from './min-heap.js';
 /** Something due on an account's clock. */
 export type DueItem = { kind: 'paymentRequest'; id: string } | { kind: 'delivery'; id: string; attempt: number };
 
+/** An item and its due moment on its account's clock. */
+export interface DueEntry {
+  accountId: string;
+  dueMs: number;
+  item: DueItem;
+}
+
 interface Entry {
   dueMs: number;
   /** Ties run in the order they were added. */
@@ -19,17 +25,21 @@ interface Entry {
   item: DueItem;
 }
 
-/** What the scheduler needs. */
-export interface SchedulerOptions {
-  clocks: AccountClocks;
-  wall: WallClock;
-  timers: Timers;
+/** Runs due items for the scheduler. */
+export interface DueItemRunner {
   /**
    * Runs one due item. It must make its change visible before returning (the next item may depend
    * on it); the promise, if any, resolves once that change is durable.
    */
   run(accountId: string, item: DueItem): Promise<void> | void;
-  /** Sees failures of `run` (bugs, or a store that refuses writes). */
+}
+
+/** What the scheduler needs. */
+export interface SchedulerOptions {
+  clocks: Pick<AccountClocks, 'now' | 'isFrozen'>;
+  wall: WallClock;
+  timers: Timers;
+  /** Sees failures of a run (bugs, or a store that refuses writes). */
   onError(error: unknown): void;
 }
 
@@ -39,6 +49,7 @@ const LONGEST_TIMER_MS = 2 ** 31 - 1;
 /** The per-process scheduler of due items. */
 export class Scheduler {
   readonly #options: SchedulerOptions;
+  #runner: DueItemRunner | undefined = undefined;
   readonly #queues = new Map<string, MinHeap<Entry>>();
   #order = 0;
   #timer: unknown = undefined;
@@ -50,6 +61,17 @@ export class Scheduler {
     this.#options = options;
   }
 
+  /**
+   * Runs what falls due from now on with `runner`; until then items are only kept. Running an
+   * item schedules more (an expiry's deliveries, a failed attempt's retry), so the runner is built
+   * over this scheduler, and handed to it here once it exists.
+   */
+  start(runner: DueItemRunner): void {
+    this.#runner = runner;
+    if (this.hasDue()) this.#runSoon();
+    this.#arm();
+  }
+
   /** Schedules `item` at `dueMs` on the account's clock; runs it shortly if that moment has come. */
   add(accountId: string, dueMs: number, item: DueItem): void {
     if (this.#closed) return;
@@ -59,7 +81,7 @@ export class Scheduler {
   }
 
   /** Schedules many items at once (what a store holds at start): one heap build and one timer. */
-  addMany(items: Iterable<{ accountId: string; dueMs: number; item: DueItem }>): void {
+  addMany(items: Iterable<DueEntry>): void {
     if (this.#closed) return;
     const byAccount = new Map<string, Entry[]>();
     for (const { accountId, dueMs, item } of items) {
@@ -78,13 +100,14 @@ export class Scheduler {
    */
   async runDue(accountId: string): Promise<void> {
     const queue = this.#queues.get(accountId);
+    const runner = this.#runner;
     const writes: Array<Promise<void>> = [];
-    if (queue && !this.#closed) {
+    if (queue && runner && !this.#closed) {
       const now = this.#options.clocks.now(accountId);
       for (let next = queue.peek(); next !== undefined && next.dueMs <= now; next = queue.peek()) {
         queue.pop();
         try {
-          const write = this.#options.run(accountId, next.item);
+          const write = runner.run(accountId, next.item);
           if (write) writes.push(write.catch(this.#options.onError));
         } catch (error) {
           this.#options.onError(error);
@@ -109,18 +132,16 @@ export class Scheduler {
     return false;
   }
 
-  /** Items waiting, all accounts (for tests and measurements). */
-  get size(): number {
-    let size = 0;
-    for (const queue of this.#queues.values()) size += queue.size;
-    return size;
-  }
-
   /** Stops the timer; nothing runs after this. */
   close(): void {
     this.#closed = true;
     if (this.#timer !== undefined) this.#options.timers.clearTimeout(this.#timer);
     this.#timer = undefined;
+  }
+
+  /** Not started yet, or closed: items are kept, nothing runs. */
+  #idle(): boolean {
+    return this.#runner === undefined || this.#closed;
   }
 
   #queueOf(accountId: string): MinHeap<Entry> {
@@ -130,13 +151,13 @@ export class Scheduler {
   }
 
   #runAll(): Promise<void> {
-    if (this.#closed) return Promise.resolve();
+    if (this.#idle()) return Promise.resolve();
     return Promise.all(Array.from(this.#queues.keys(), (accountId) => this.runDue(accountId))).then(() => {});
   }
 
   /** Runs due items after the current work (an API answer is never held up by them). */
   #runSoon(): void {
-    if (this.#soon || this.#closed) return;
+    if (this.#soon || this.#idle()) return;
     this.#soon = true;
     this.#options.timers.setTimeout(() => {
       this.#soon = false;
@@ -146,7 +167,7 @@ export class Scheduler {
 
   /** Sets the one timer for the earliest item on a running clock, in wall time. */
   #arm(): void {
-    if (this.#closed) return;
+    if (this.#idle()) return;
     const { clocks, wall, timers } = this.#options;
     const wallNow = wall.now();
     let earliest = Infinity;

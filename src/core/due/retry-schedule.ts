@@ -5,14 +5,8 @@
  * that day, in order, rather than one.
  */
 
-/** An attempt without a complete 2xx answer in this long has failed. */
-export const ATTEMPT_TIMEOUT_MS = 10_000;
-
 /** Seconds from one attempt's due moment to the next, after each failure. */
 export const RETRY_DELAYS_SECONDS = [5, 30, 120, 600, 3_600, 21_600, 86_400] as const;
-
-/** The first attempt and seven retries. */
-export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 
 /** When the attempt after a failed `attempt` (due at `dueMs`) is due; undefined after the last. */
 export function nextAttemptDueMs(attempt: number, dueMs: number): number | undefined {

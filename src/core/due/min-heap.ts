@@ -9,15 +9,12 @@ export class MinHeap<T> {
     this.#before = before;
   }
 
-  get size(): number {
-    return this.#items.length;
-  }
-
   /** The first item, left in place. */
   peek(): T | undefined {
     return this.#items[0];
   }
 
+  /** Adds one item. */
   push(item: T): void {
     const items = this.#items;
     items.push(item);

@@ -1,32 +1,33 @@
 /**
- * Makes delivery attempts as they fall due: signs each per Standard Webhooks (the
- * `standardwebhooks` library, so any receiver using it verifies them), hands it to the
- * WebhookSender port, and records the outcome with the next attempt it calls for in one write.
- * Attempts run in the background with bounded concurrency, overall and per endpoint: no API
- * request ever waits on one, and a receiver that hangs holds its own few slots for at most the
- * attempt timeout while other endpoints' deliveries go on. While the API is busy (ApiLoad: a load
- * test, 1,000 requests a second or more) attempts give way to it: one starts every
- * BUSY_TRICKLE_MS, the rest wait for the load to pass and then go out at full speed.
+ * Makes delivery attempts as they fall due: signs each per Standard Webhooks (signed-delivery.ts),
+ * hands it to the WebhookSender port, and records the outcome with the next attempt it calls for
+ * in one write. Attempts run in the background with bounded concurrency, overall and per
+ * endpoint: no API request ever waits on one, and a receiver that hangs holds its own few slots
+ * for at most the attempt timeout while other endpoints' deliveries go on. While the API is busy
+ * (ApiLoad: a load test, 1,000 requests a second or more) attempts give way to it: one starts
+ * every BUSY_TRICKLE_MS, the rest wait for the load to pass and then go out at full speed.
  */
-import { Webhook } from 'standardwebhooks';
 import type { WebhookDelivery } from '../../schemas/webhooks.js';
+import type { DueSchedule } from '../due/due-schedule.js';
+import { nextAttemptDueMs } from '../due/retry-schedule.js';
+import { Listeners } from '../events/listeners.js';
 import type { AccountClocks, SandboxStore, Timers, WallClock, WebhookResponse, WebhookSender } from '../ports.js';
 import { released } from './delivery-plan.js';
-import { heldIn, scheduleDelivery } from './change-log.js';
-import { Listeners } from './listeners.js';
+import { heldDeliveriesIn } from './held-deliveries.js';
 import { deliveryKey, toDeliveryView, toEventView, type DeliveryRecord, type EndpointRecord, type EventRecord } from './records.js';
-import { ATTEMPT_TIMEOUT_MS, nextAttemptDueMs } from './retry-schedule.js';
-import type { Scheduler } from './scheduler.js';
+import { signDelivery } from './signed-delivery.js';
 
 /** Sees each delivery attempt's recorded outcome (and any attempt it schedules), with its account. */
 export type DeliveryListener = (delivery: WebhookDelivery, accountId: string) => void;
 
+/** An attempt without a complete 2xx answer in this long has failed. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Attempts in flight at once, all endpoints. */
-export const DELIVERY_CONCURRENCY = 64;
+const DELIVERY_CONCURRENCY = 64;
 /** Attempts in flight at once to one endpoint. */
 export const ENDPOINT_CONCURRENCY = 8;
 /** While the API is busy, one waiting attempt starts this often (so none waits for ever). */
-export const BUSY_TRICKLE_MS = 100;
+const BUSY_TRICKLE_MS = 100;
 
 /** What the dispatcher needs. */
 export interface DispatcherDeps {
@@ -34,7 +35,8 @@ export interface DispatcherDeps {
   clocks: AccountClocks;
   wall: WallClock;
   sender: WebhookSender;
-  scheduler: Scheduler;
+  /** Takes the retries and released deliveries an attempt's outcome calls for. */
+  due: Pick<DueSchedule, 'scheduleDeliveries'>;
   timers: Timers;
   /** Whether the API is under load; attempts wait while it is. */
   apiLoad?: { readonly busy: boolean };
@@ -52,7 +54,6 @@ export class DeliveryDispatcher {
   #waitingCount = 0;
   readonly #queued = new Set<string>();
   readonly #abort = new AbortController();
-  readonly #signers = new Map<string, Webhook>();
   #active = 0;
   #idle: Array<() => void> = [];
   /** The timer that starts the next attempt while the API is busy. */
@@ -170,15 +171,7 @@ export class DeliveryDispatcher {
       this.#announce([failed]);
       return;
     }
-    const body = JSON.stringify(toEventView(event));
-    const sentAt = new Date(wall.now());
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': 'lnpr-sandbox-webhooks',
-      'webhook-id': event.id,
-      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-      'webhook-signature': this.#signerFor(endpoint.secret).sign(event.id, sentAt, body),
-    };
+    const { headers, body } = signDelivery(toEventView(event), endpoint.secret, wall.now());
     const response = await sender.send({ url: endpoint.url, headers, body, timeoutMs: ATTEMPT_TIMEOUT_MS }, this.#abort.signal);
     if (this.#abort.signal.aborted) return;
     await this.#record(delivery, endpoint, event, attemptedAtMs, response);
@@ -186,7 +179,7 @@ export class DeliveryDispatcher {
 
   /** Writes the attempt's outcome, the retry it calls for, and any delivery it releases. */
   async #record(delivery: DeliveryRecord, endpoint: EndpointRecord, event: EventRecord, attemptedAtMs: number, response: WebhookResponse): Promise<void> {
-    const { store, clocks, scheduler } = this.#deps;
+    const { store, clocks, due } = this.#deps;
     const succeeded = 'status' in response && response.status >= 200 && response.status < 300;
     const outcome: DeliveryRecord = {
       ...delivery,
@@ -204,21 +197,15 @@ export class DeliveryDispatcher {
     // `reorder`: the newer event has now been tried, so the held `created` one may follow it.
     if (endpoint.faults.reorder && delivery.attempt === 1 && event.type !== 'payment_request.created') {
       const nowMs = clocks.now(delivery.accountId);
-      for (const held of heldIn(store)(endpoint, event.data.id)) written.push(released(held, nowMs));
+      for (const held of heldDeliveriesIn(store)(endpoint, event.data.id)) written.push(released(held, nowMs));
     }
     await store.commit({ deliveries: written });
-    for (const next of written.slice(1)) scheduleDelivery(scheduler, next);
+    due.scheduleDeliveries(written.slice(1));
     this.#announce(written);
   }
 
   #announce(deliveries: DeliveryRecord[]): void {
     for (const delivery of deliveries) this.#listeners.emit(toDeliveryView(delivery), delivery.accountId);
-  }
-
-  #signerFor(secret: string): Webhook {
-    let signer = this.#signers.get(secret);
-    if (!signer) this.#signers.set(secret, (signer = new Webhook(secret)));
-    return signer;
   }
 }
 

@@ -3,6 +3,7 @@
  * type, shaped by the endpoint's faults (a late first attempt, a duplicate, a `created` event held
  * back for `reorder`). Pure: the change log writes the result together with the event.
  */
+import { firstAttemptDueMs } from '../due/due-schedule.js';
 import type { RandomSource } from '../ports.js';
 import { newId } from '../ids.js';
 import { sendsDuplicate } from './fault-decisions.js';
@@ -38,10 +39,7 @@ export function planDeliveries(
   random: RandomSource,
   nowMs: number,
 ): DeliveryRecord[] {
-  // Due when the change happened: the event's time, unless that is ahead of the account's clock,
-  // as a transition's `updatedAt` is (1 ms) on a frozen clock that shows the create's instant;
-  // due then, the delivery would wait for a clock that never moves.
-  const eventMs = Math.min(Date.parse(event.timestamp), nowMs);
+  const eventMs = firstAttemptDueMs(event.timestamp, nowMs);
   const planned: DeliveryRecord[] = [];
   for (const endpoint of endpoints) {
     const { faults } = endpoint;
@@ -51,13 +49,14 @@ export function planDeliveries(
       }
       continue;
     }
-    const dueMs = eventMs + (faults.delaySeconds ?? 0) * 1000;
-    if (faults.reorder && event.type === 'payment_request.created') {
-      planned.push({ ...firstAttempt(event, endpoint, null, random), heldFor: event.data.id });
-      continue;
+    const dueMs = firstAttemptDueMs(event.timestamp, nowMs, faults.delaySeconds);
+    // The faults compose: a held `created` event that is also duplicated is held twice, and both
+    // copies go when the request's next event releases them.
+    const held = faults.reorder === true && event.type === 'payment_request.created';
+    const copies = sendsDuplicate(event.id, faults.duplicate) ? 2 : 1;
+    for (let copy = 0; copy < copies; copy++) {
+      planned.push(held ? { ...firstAttempt(event, endpoint, null, random), heldFor: event.data.id } : firstAttempt(event, endpoint, dueMs, random));
     }
-    planned.push(firstAttempt(event, endpoint, dueMs, random));
-    if (sendsDuplicate(event.id, faults.duplicate)) planned.push(firstAttempt(event, endpoint, dueMs, random));
   }
   return planned;
 }

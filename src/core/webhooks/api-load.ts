@@ -8,7 +8,7 @@
 /** The length of a counting window. */
 export const LOAD_WINDOW_MS = 100;
 /** API requests in one window from which the API counts as busy: 1,000 a second. */
-export const BUSY_REQUESTS_PER_WINDOW = 100;
+const BUSY_REQUESTS_PER_WINDOW = 100;
 
 /** Counts API requests per window; `busy` while this window or the last one reached the threshold. */
 export class ApiLoad {

@@ -44,17 +44,23 @@ function fakeWorld() {
   };
 }
 
-function scheduler(world: ReturnType<typeof fakeWorld>) {
+function unstarted(world: ReturnType<typeof fakeWorld>) {
   const ran: Array<[string, string]> = [];
   const instance = new Scheduler({
     clocks: world.clocks,
     wall: world.wall,
     timers: world.timers,
-    run: (accountId: string, item: DueItem) => void ran.push([accountId, item.id]),
     onError: (error) => {
       throw error;
     },
   });
+  const runner = { run: (accountId: string, item: DueItem) => void ran.push([accountId, item.id]) };
+  return { instance, ran, runner };
+}
+
+function scheduler(world: ReturnType<typeof fakeWorld>) {
+  const { instance, ran, runner } = unstarted(world);
+  instance.start(runner);
   return { instance, ran };
 }
 
@@ -75,6 +81,48 @@ describe('Scheduler', () => {
     await world.tick(5_000);
     expect(ran.map(([, id]) => id)).toEqual(['first', 'second', 'third']);
     expect(world.liveTimers()).toHaveLength(0);
+  });
+
+  it('runs items due at the same moment in the order they were added, before later ones', async () => {
+    const world = fakeWorld();
+    const { instance, ran } = scheduler(world);
+    const at = world.clocks.now('a') + 1_000;
+    instance.add('a', at + 1, { kind: 'paymentRequest', id: 'later' });
+    instance.add('a', at, { kind: 'delivery', id: 'tie-1', attempt: 1 });
+    instance.add('a', at, { kind: 'paymentRequest', id: 'tie-2' });
+    instance.addMany([{ accountId: 'a', dueMs: at, item: { kind: 'delivery', id: 'tie-3', attempt: 2 } }]);
+    await world.tick(1_000);
+    expect(ran.map(([, id]) => id)).toEqual(['tie-1', 'tie-2', 'tie-3']);
+    await world.tick(1);
+    expect(ran.map(([, id]) => id)).toEqual(['tie-1', 'tie-2', 'tie-3', 'later']);
+  });
+
+  it('runs, when a frozen clock is advanced, everything due up to the new now and nothing after', async () => {
+    const world = fakeWorld();
+    const { instance, ran } = scheduler(world);
+    world.freeze('f');
+    const now = world.clocks.now('f');
+    for (const [offset, id] of [[3_000, 'c'], [1_000, 'a'], [5_001, 'after'], [2_000, 'b'], [5_000, 'at-now']] as const) {
+      instance.add('f', now + offset, { kind: 'paymentRequest', id });
+    }
+    world.advanceFrozen('f', 5_000);
+    await instance.runDue('f');
+    expect(ran.map(([, id]) => id)).toEqual(['a', 'b', 'c', 'at-now']);
+  });
+
+  it('keeps what is added before it is started, runs nothing, then runs what is due once started', async () => {
+    const world = fakeWorld();
+    const { instance, ran, runner } = unstarted(world);
+    const now = world.clocks.now('a');
+    instance.add('a', now - 1, { kind: 'paymentRequest', id: 'overdue' });
+    instance.add('a', now + 1_000, { kind: 'paymentRequest', id: 'later' });
+    await world.tick(2_000);
+    await instance.runDue('a');
+    expect(ran).toEqual([]);
+    expect(world.liveTimers()).toHaveLength(0);
+    instance.start(runner);
+    await world.tick(0);
+    expect(ran.map(([, id]) => id)).toEqual(['overdue', 'later']);
   });
 
   it("maps an account's due moment to wall time through its clock's offset", async () => {

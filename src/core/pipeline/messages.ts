@@ -1,0 +1,30 @@
+/**
+ * The plain objects a request and its answer travel as between a transport and the engine, and
+ * what a route's handler answers before serialization. A leaf: the pipeline's other files all
+ * speak these words.
+ */
+
+/** A request as a transport hands it over. Header names are lower case. */
+export interface ApiRequest {
+  method: string;
+  /** Path and query, e.g. `/api/v1/payment-requests/pr_x?y=1`. */
+  url: string;
+  headers: Readonly<Record<string, string | undefined>>;
+  /** The raw body text, if any. */
+  body?: string;
+}
+
+/** A response for a transport to send as is. */
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Serialized JSON, or '' when there is no body (204, HEAD). */
+  body: string;
+}
+
+/** What a route answers before serialization. */
+export interface RouteReply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}

@@ -1,0 +1,27 @@
+/** What every route's handler gets: the engine's parts. One type for the whole table. */
+import type { EventLog } from '../events/event-log.js';
+import type { WebhookEndpoints } from '../webhooks/webhook-endpoints.js';
+import type { PaymentRequests } from '../payments/payment-requests.js';
+import type { RuleBook } from '../payments/rules.js';
+import { type Access, type AnyRoute, type RouteDeclaration } from '../pipeline/route.js';
+import type { AccountClocks } from '../ports.js';
+
+/** The engine's parts, as handlers use them. */
+export interface RouteDeps {
+  paymentRequests: PaymentRequests;
+  clocks: AccountClocks;
+  rules: RuleBook;
+  endpoints: WebhookEndpoints;
+  log: EventLog;
+}
+
+/** A route of the engine's table. */
+export type EngineRoute = AnyRoute<RouteDeps>;
+
+/**
+ * Declares a route of the engine; only there to infer its types from the declaration itself (its
+ * result is erased, so a table's type cannot widen what the handler sees).
+ */
+export function route<Body = undefined, Query = undefined, A extends Access = Access>(declaration: RouteDeclaration<RouteDeps, Body, Query, A>): EngineRoute {
+  return declaration;
+}
