@@ -1,7 +1,7 @@
 /**
- * The MSW transport's tests once more, on msw 3: `msw` (and `msw/node`, ...) resolve to the
- * `msw3` dev dependency (`npm:msw@^3`), so our handlers and the tests import msw 3 exactly as an
- * msw 3 project's would. msw 3 needs Node >= 22.12; `scripts/test-msw3.mjs` runs this config
+ * The MSW transport's tests once more, on msw 3: `msw` (and `msw/node`, ...) resolve to
+ * `node_modules/msw3`, the link `scripts/test-msw3.mjs` makes to the pinned copy in scripts/msw3,
+ * so our handlers and the tests import msw 3 exactly as an msw 3 project's would. msw 3 needs Node >= 22.12; `scripts/test-msw3.mjs` runs this config
  * only there. The tests check which msw answered (test/support/msw-under-test.ts).
  */
 import { defineConfig } from 'vitest/config';

@@ -17,7 +17,8 @@ const manifest = ownManifest();
 const [nodeMajor = 0, nodeMinor = 0] = process.versions.node.split('.').map(Number);
 /** msw 3 needs Node >= 22.12: the project gets the newest msw this Node runs, in the range we test with. */
 const MSW_MAJOR = nodeMajor > 22 || (nodeMajor === 22 && nodeMinor >= 12) ? 3 : 2;
-const MSW_RANGE = MSW_MAJOR === 3 ? manifest.devDependencies.msw3!.replace(/^npm:msw@/, '') : manifest.devDependencies.msw!;
+/** msw 3 is pinned by the project of npm test's msw 3 run (scripts/msw3), msw 2 by our dev dependency. */
+const MSW_RANGE = MSW_MAJOR === 3 ? (JSON.parse(readFileSync(new URL('../scripts/msw3/package.json', import.meta.url), 'utf8')) as { dependencies: { msw: string } }).dependencies.msw : manifest.devDependencies.msw!;
 const KEY = 'sk_test_custodial';
 const CREATE = { amount: 1000, description: 'Coffee beans', destinationWallet: 'shop@example.com' };
 
@@ -92,6 +93,34 @@ it('creates, reads and completes a payment request through the handlers (msw ' +
 });
 `;
 
+/** The Vitest set-up of docs/frontend.md, verbatim: the `// test/setup.ts` block and the `afterEach` reset after it. */
+function frontendSetupFile(): string {
+  const docs = readFileSync(new URL('../docs/frontend.md', import.meta.url), 'utf8');
+  const blocks = [...docs.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+  const setup = blocks.findIndex((block) => block.startsWith('// test/setup.ts'));
+  expect(setup, 'docs/frontend.md has no `// test/setup.ts` block').toBeGreaterThan(-1);
+  expect(blocks[setup + 1]).toMatch(/^afterEach\(/);
+  return `${blocks[setup]}\n${blocks[setup + 1]}`;
+}
+
+/** A test that relies on the docs' set-up alone: its server answers, and its afterEach empties the sandbox. */
+const DOCS_SETUP_TEST = `
+import { expect, it } from 'vitest';
+
+const headers = { authorization: 'Bearer ${KEY}', 'content-type': 'application/json' };
+const list = async () => (await (await fetch('https://api.example.com/sandbox/v1/payment-requests', { headers })).json()).data;
+
+it('creates through the handlers of the set-up file', async () => {
+  const created = await fetch('https://api.example.com/api/v1/payment-requests', { method: 'POST', headers, body: JSON.stringify(${JSON.stringify(CREATE)}) });
+  expect(created.status).toBe(201);
+  expect(await list()).toHaveLength(1);
+});
+
+it("starts empty: the set-up's afterEach reset the account", async () => {
+  expect(await list()).toEqual([]);
+});
+`;
+
 let work: string;
 let tarball: Tarball;
 let project: string;
@@ -109,6 +138,10 @@ beforeAll(async () => {
       'tsconfig.bundler.json': tsconfig('bundler', ['uses-every-entry.ts']),
       'tsconfig.node16.json': tsconfig('node16', ['uses-every-entry.ts', 'uses-node-entry.ts']),
       'sandbox.test.ts': VITEST_TEST,
+      // docs/frontend.md's set-up, in a Vitest root of its own (its server must not meet sandbox.test.ts's).
+      'docs-setup/test/setup.ts': frontendSetupFile(),
+      'docs-setup/vitest.config.ts': "export default { test: { setupFiles: ['./test/setup.ts'] } };\n",
+      'docs-setup/checkout.test.ts': DOCS_SETUP_TEST,
     },
   );
 }, 600_000);
@@ -132,7 +165,7 @@ describe(`the package from its tarball (Node ${process.version}, msw ${MSW_MAJOR
     expect(paths).toContain('scenarios/happy-path.yaml');
     expect(paths.filter((path) => /\.test\.[cm]?[jt]s$|\.test\.d\.[cm]?ts$|(^|\/)(testing|test)\//.test(path))).toEqual([]);
     expect(paths.filter((path) => /\.[cm]?ts$/.test(path) && !/\.d\.[cm]?ts$/.test(path))).toEqual([]);
-    expect(paths.filter((path) => !/^(dist|fixtures|scenarios)\/|^(package\.json|README\.md|LICENSE)$/.test(path))).toEqual([]);
+    expect(paths.filter((path) => !/^(dist|fixtures|scenarios)\/|^(package\.json|README\.md|LICENSE|src\/cli\/lnpr\.js)$/.test(path))).toEqual([]);
   });
 
   it('`npx lnpr serve --port 0` serves the API, the dashboard and the pay page; `npx lnpr conformance` passes it', async () => {
@@ -206,8 +239,13 @@ describe(`the package from its tarball (Node ${process.version}, msw ${MSW_MAJOR
     expect({ code: tsc.code, errors: tsc.stdout.split('\n').filter(Boolean) }).toEqual({ code: 0, errors: [] });
   });
 
+  it("runs docs/frontend.md's Vitest set-up verbatim under a default Vitest config", async () => {
+    const vitest = await run(process.execPath, [join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter', 'verbose', '--root', 'docs-setup'], project, { env: userEnv({ NO_COLOR: '1' }) });
+    expect({ code: vitest.code, output: vitest.stdout + vitest.stderr }).toMatchObject({ code: 0, output: expect.stringMatching(/Tests {2}2 passed/) });
+  });
+
   it(`runs a user's Vitest test of the MSW handlers under setupServer (msw ${MSW_MAJOR})`, async () => {
-    const vitest = await run(process.execPath, [join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter', 'verbose'], project, { env: userEnv({ NO_COLOR: '1' }) });
+    const vitest = await run(process.execPath, [join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter', 'verbose', '--exclude', 'docs-setup/**'], project, { env: userEnv({ NO_COLOR: '1' }) });
     expect({ code: vitest.code, output: vitest.stdout + vitest.stderr }).toMatchObject({ code: 0, output: expect.stringMatching(/Tests {2}1 passed/) });
   });
 });

@@ -13,6 +13,10 @@ Commands:
   conformance  run the conformance suite against an implementation (lnpr conformance --help)
   webhooks     test a webhook receiver: lnpr webhooks check (lnpr webhooks check --help)
   openapi      print the OpenAPI 3.1 document of the API (lnpr openapi --help)
+
+Options:
+  --version    print the version of lnpr-sandbox
+  --help       print this
 `;
 
 // Each subcommand is loaded only when called: `serve` starts without the conformance suite's
@@ -21,6 +25,7 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...args] = argv;
   switch (command) {
     case 'serve':
+      (await import('./stop-with-npm.js')).stopWithNpm();
       return (await import('./serve.js')).serve(args);
     case 'scenario':
       return (await import('./scenario.js')).scenario(args);
@@ -32,6 +37,11 @@ async function main(argv: string[]): Promise<void> {
       return webhooks(args);
     case 'openapi':
       return (await import('./openapi.js')).openapi(args);
+    case '--version':
+    case '-v':
+    case 'version':
+      process.stdout.write(`${(await import('./package-version.js')).packageVersion()}\n`);
+      return;
     case undefined:
     case 'help':
     case '--help':

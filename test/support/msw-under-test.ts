@@ -1,7 +1,8 @@
 /**
  * Which msw the MSW transport's tests run on. `npm test` runs them on msw 2 (the `msw` dev
- * dependency) and, on Node >= 22.12, again on msw 3 (`msw3`, an npm alias that
- * `vitest.msw3.config.ts` puts in the place of `msw`, setting LNPR_MSW_MAJOR=3). An alias that
+ * dependency) and, on Node >= 22.12, again on msw 3 (`node_modules/msw3`, a link to the pinned
+ * copy in scripts/msw3 that `vitest.msw3.config.ts` puts in the place of `msw`, setting
+ * LNPR_MSW_MAJOR=3). An alias that
  * silently missed would run msw 2 twice, so the tests ask which copy actually answers: the one
  * whose `http` is the very object that `import 'msw'` gave them.
  */

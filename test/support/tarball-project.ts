@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { delimiter, join, relative, sep } from 'node:path';
+import { delimiter, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -112,7 +112,10 @@ export function ownManifest(): {
 export async function createProject(dir: string, packages: string[], files: Record<string, string>): Promise<CommandResult> {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'tarball-user', private: true, type: 'module' }, null, 2)}\n`);
-  for (const [path, content] of Object.entries(files)) writeFileSync(join(dir, path), content);
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
   return runOk('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...packages], dir, { timeoutMs: 480_000 });
 }
 
