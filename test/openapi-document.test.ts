@@ -163,12 +163,25 @@ describe('the document says what the route declarations say, and the engine answ
 });
 
 describe('lnpr openapi', () => {
-  it('prints the document as pretty JSON, naming the default server', async () => {
-    const cli = runCli(['openapi']);
+  it('prints the document as pretty JSON; with no server given, the very document GET /openapi.json serves ("/")', async () => {
+    const cli = runCli(['openapi'], { PORT: '', HOST: '' });
     expect(await cli.exited).toBe(0);
     const { stdout } = cli.output();
     expect(stdout).toMatch(/^\{\n {2}"openapi": "3\.1\.0",/);
-    expect(JSON.parse(stdout)).toEqual(openApiDocumentOf(DEFAULT_SETTINGS, { serverUrl: 'http://127.0.0.1:8787' }));
+    expect(JSON.parse(stdout)).toEqual(openApiDocumentOf(DEFAULT_SETTINGS));
+    expect(JSON.parse(stdout).servers[0].url).toBe('/');
+  });
+
+  it('--port (or PORT) names the server lnpr serve would be on', async () => {
+    for (const [args, env, url] of [
+      [['--port', '9000'], {}, 'http://127.0.0.1:9000'],
+      [[], { PORT: '9100' }, 'http://127.0.0.1:9100'],
+      [['--host', '0.0.0.0'], {}, 'http://0.0.0.0:8787'],
+    ] as const) {
+      const cli = runCli(['openapi', ...args], { PORT: '', HOST: '', ...env });
+      expect(await cli.exited, cli.output().stderr).toBe(0);
+      expect(JSON.parse(cli.output().stdout).servers[0].url).toBe(url);
+    }
   });
 
   it('--output FILE with the serve flags that change the document', async () => {

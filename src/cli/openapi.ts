@@ -13,11 +13,14 @@ import { UsageError } from './usage-error.js';
 export const OPENAPI_USAGE = `Usage: lnpr openapi [options] > openapi.json
 
   --output FILE       write to FILE instead of stdout
-  --server-url URL    the server the document names (default http://127.0.0.1:8787)
+  --server-url URL    the server the document names; by default "/", as the server itself says
+                      (the origin the document came from)
+  --port N, --host H  as lnpr serve: name http://H:N (host 127.0.0.1, port 8787 by default) when
+                      either is given (PORT, HOST in the environment count as given)
   --min-amount N      as lnpr serve --min-amount: the smallest amount the document accepts (default 21)
   --no-controls       as lnpr serve --no-controls: v1 only, without the control API and the webhooks
 
-A running server serves the same document at GET /openapi.json (its servers entry is then "/").
+A running server serves the same document at GET /openapi.json.
 `;
 
 /** Runs `lnpr openapi` with `args`. */
@@ -29,6 +32,8 @@ export async function openapi(args: string[]): Promise<void> {
     options: {
       output: { type: 'string' },
       'server-url': { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
       'min-amount': { type: 'string' },
       'no-controls': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -39,10 +44,10 @@ export async function openapi(args: string[]): Promise<void> {
     return;
   }
   if (positionals.length > 0) throw new UsageError(`lnpr openapi takes no arguments (got "${positionals[0]}")\n\n${OPENAPI_USAGE}`);
-  const serverUrl = parseServerUrl(values['server-url'] ?? 'http://127.0.0.1:8787');
+  const serverUrl = serverUrlOf(values, process.env);
   const minAmount = values['min-amount'] === undefined ? undefined : wholeNumber('--min-amount', values['min-amount'], 1);
   const settings = resolveSettings({ minAmount, controls: !values['no-controls'] });
-  const text = `${JSON.stringify(openApiDocumentOf(settings, { serverUrl }), null, 2)}\n`;
+  const text = `${JSON.stringify(openApiDocumentOf(settings, serverUrl === undefined ? {} : { serverUrl }), null, 2)}\n`;
   if (values.output === undefined) {
     process.stdout.write(text);
     return;
@@ -52,6 +57,24 @@ export async function openapi(args: string[]): Promise<void> {
   } catch (error) {
     throw new UsageError(`--output ${values.output}: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The server the document names: `--server-url`; else, when a port or host is given (flags or
+ * PORT/HOST, as for lnpr serve), that server; else none, so `servers` says "/" as GET
+ * /openapi.json does, rather than guess a port the user's server may not have.
+ */
+function serverUrlOf(values: { 'server-url'?: string; port?: string; host?: string }, env: NodeJS.ProcessEnv): string | undefined {
+  if (values['server-url'] !== undefined) {
+    if (values.port !== undefined || values.host !== undefined) throw new UsageError('--server-url names the whole server: give it, or --port/--host, not both');
+    return parseServerUrl(values['server-url']);
+  }
+  const port = values.port ?? (env.PORT || undefined);
+  const host = values.host ?? (env.HOST || undefined);
+  if (port === undefined && host === undefined) return undefined;
+  const portNumber = port === undefined ? 8787 : wholeNumber('--port', port, 1);
+  if (portNumber > 65_535) throw new UsageError(`--port: ${portNumber} is not a port (1 to 65535)`);
+  return parseServerUrl(`http://${host?.includes(':') ? `[${host}]` : (host ?? '127.0.0.1')}:${portNumber}`);
 }
 
 function parseServerUrl(text: string): string {

@@ -22,7 +22,7 @@ import { DETAIL_CODE_CATALOGUE } from '../core/pipeline/detail-codes.js';
 import type { AnyRoute } from '../core/pipeline/route.js';
 import { routeTable } from '../core/routes/route-table.js';
 import { ATTEMPT_TIMEOUT_MS } from '../core/webhooks/delivery-dispatcher.js';
-import { DEFAULT_EVENT_HISTORY } from '../store/event-index.js';
+import { KEPT_EVENTS_PER_ACCOUNT } from '../core/events/event-log.js';
 import { buildOpenApiDocument } from './document.js';
 import { formatNumber, formatSeconds } from './facts.js';
 import { openApiDocumentOf, openApiRoute } from './route.js';
@@ -292,8 +292,8 @@ describe('facts in the prose are the engine\'s constants', () => {
     expect(delivery.attempt.description).toContain(`up to ${RETRY_DELAYS_SECONDS.length + 1} (${RETRY_DELAYS_SECONDS.length} retries: ${delays.join(', ')} on`);
     expect(delivery.status.description).toContain(`2xx within ${ATTEMPT_TIMEOUT_MS / 1000} s`);
     expect(document.webhooks['payment_request.completed'].post.responses.default.description).toContain(`retried after ${delays.slice(0, -1).join(', ')} and ${delays.at(-1)} on`);
-    expect(document.paths['/sandbox/v1/events'].get.description).toContain(`keeps the newest ${formatNumber(DEFAULT_EVENT_HISTORY)} per account`);
-    expect(ERROR_CONDITIONS.event_not_found).toContain(`newest ${formatNumber(DEFAULT_EVENT_HISTORY)} per account`);
+    expect(document.paths['/sandbox/v1/events'].get.description).toContain(`keeps the newest ${formatNumber(KEPT_EVENTS_PER_ACCOUNT)} per account`);
+    expect(ERROR_CONDITIONS.event_not_found).toContain(`newest ${formatNumber(KEPT_EVENTS_PER_ACCOUNT)} per account`);
   });
 
   it('spans of time in the largest unit that divides them', () => {

@@ -32,6 +32,7 @@ export function buildOpenApiDocument(routes: ReadonlyArray<AnyRoute<unknown>>, s
   const components = componentSchemas(settings);
   const tagList = tags(settings);
   const paths = pathsOf(routes, operationProse(settings), components, new Set(tagList.map(({ name }) => name as string)));
+  const keyless = publicPathsText(routes);
   const document: JsonObject = {
     openapi: OPENAPI_VERSION,
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -41,7 +42,7 @@ export function buildOpenApiDocument(routes: ReadonlyArray<AnyRoute<unknown>>, s
       summary: settings.controls
         ? 'The v1 payment-request API of the spec, as the offline sandbox serves it, with its control API and webhooks.'
         : 'The v1 payment-request API of the spec, as the offline sandbox serves it.',
-      description: infoDescription(settings),
+      description: infoDescription(settings, keyless),
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: options.serverUrl ?? '/', description: options.serverUrl ? 'The sandbox' : 'The sandbox that served this document' }],
@@ -58,7 +59,7 @@ export function buildOpenApiDocument(routes: ReadonlyArray<AnyRoute<unknown>>, s
           type: 'http',
           scheme: 'bearer',
           description:
-            'Every call but `/healthz` and `/openapi.json` carries an API key: `Authorization: Bearer <API_KEY>`. Missing, malformed or unknown keys get 401 `unauthorized`; a key without the permission gets 401 `insufficient_permission`. The default test keys: `sk_test_custodial`, `sk_test_nwc` (non-custodial), `sk_test_readonly` (read only).',
+            `Every call but ${keyless} carries an API key: \`Authorization: Bearer <API_KEY>\`. Missing, malformed or unknown keys get 401 \`unauthorized\`; a key without the permission gets 401 \`insufficient_permission\`. The default test keys: \`sk_test_custodial\`, \`sk_test_nwc\` (non-custodial), \`sk_test_readonly\` (read only).`,
         },
       },
     },
@@ -112,11 +113,17 @@ function tags(settings: SandboxSettings): JsonObject[] {
   ];
 }
 
-function infoDescription(settings: SandboxSettings): string {
+/** The paths of the routes that need no key, for the prose: "`/healthz`, `/openapi.json` and …". */
+function publicPathsText(routes: ReadonlyArray<AnyRoute<unknown>>): string {
+  const paths = [...new Set(routes.filter((route) => route.access === 'public').map((route) => `\`${route.path.replace(/:(\w+)/g, '{$1}')}\``))];
+  return paths.length <= 1 ? (paths[0] ?? 'none') : `${paths.slice(0, -1).join(', ')} and ${paths.at(-1)}`;
+}
+
+function infoDescription(settings: SandboxSettings, keyless: string): string {
   const lines = [
     'The payment-request API of the v1 spec (`/api/v1`), as the offline sandbox `lnpr-sandbox` serves it, generated from the same JSON Schemas it validates with. Every answer of the API conforms to this document; the web pages of the dashboard and the hosted pay page (HTML, from `lnpr serve`) and their live-update streams are not part of it.',
     '',
-    '**Authentication.** `Authorization: Bearer <API_KEY>` on every call but `/healthz` and `/openapi.json`. The key is checked before the body: a bad key and a bad body get 401.',
+    `**Authentication.** \`Authorization: Bearer <API_KEY>\` on every call but ${keyless}. The key is checked before the body: a bad key and a bad body get 401.`,
     '',
     '**Errors.** Every 4xx/5xx has one JSON shape, `{"error": {"code", "message", "details"?}}` (schema `Error`); each response lists its codes (also in `x-lnpr-error-codes`). A path no operation has gets 404 `route_not_found`; a path with a method it does not list, 405 `method_not_allowed` with `Allow`; every GET also answers HEAD (no body). Bodies over the HTTP server\'s limit get 413, bodies not sent as JSON 415, an `Expect` header other than `100-continue` 417. These are under `x-lnpr-responses` too.',
     '',

@@ -6,7 +6,7 @@
 import { RETRY_DELAYS_SECONDS } from '../core/due/retry-schedule.js';
 import { FEE_RATE_PERCENT, FEE_THRESHOLD_SATS, MINIMUM_FEE_SATS } from '../core/payments/fees.js';
 import { ATTEMPT_TIMEOUT_MS } from '../core/webhooks/delivery-dispatcher.js';
-import { DEFAULT_EVENT_HISTORY } from '../store/event-index.js';
+import { KEPT_EVENTS_PER_ACCOUNT } from '../core/events/event-log.js';
 
 /** Big numbers as people read them: 2,100,000,000,000,000. */
 export function formatNumber(value: number): string {
@@ -30,7 +30,7 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 export const ATTEMPT_TIMEOUT_SECONDS = ATTEMPT_TIMEOUT_MS / 1_000;
 
 /** Events kept per account (the newest), as `1,000`. */
-export const KEPT_EVENTS_TEXT = formatNumber(DEFAULT_EVENT_HISTORY);
+export const KEPT_EVENTS_TEXT = formatNumber(KEPT_EVENTS_PER_ACCOUNT);
 
 /** The spec's fee table, as the engine applies it. */
 export const FEES = {

@@ -6,10 +6,8 @@
  * burst of writes must not lose the deliveries it queued (the outbox). Browser-safe.
  */
 import type { EventStoreReads } from '../core/ports.js';
+import { KEPT_EVENTS_PER_ACCOUNT } from '../core/events/event-log.js';
 import { deliveryKey, type DeliveryRecord, type EndpointRecord, type EventRecord } from '../core/webhooks/records.js';
-
-/** Events kept per account unless told otherwise. */
-export const DEFAULT_EVENT_HISTORY = 1_000;
 
 /** Maps of events, endpoints and attempts, kept consistent with each other on every change. */
 export class EventIndex implements EventStoreReads {
@@ -28,7 +26,7 @@ export class EventIndex implements EventStoreReads {
   readonly #touchedAccounts = new Set<string>();
   readonly #touchedEvents = new Set<string>();
 
-  constructor(eventHistory = DEFAULT_EVENT_HISTORY) {
+  constructor(eventHistory = KEPT_EVENTS_PER_ACCOUNT) {
     this.#eventHistory = eventHistory;
   }
 

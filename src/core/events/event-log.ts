@@ -10,6 +10,9 @@ import type { AccountClocks, RandomSource, SandboxStore } from '../ports.js';
 import { firstAttempt } from '../webhooks/delivery-plan.js';
 import type { DeliveryRecord, EventRecord } from '../webhooks/records.js';
 
+/** Events kept (and listed) per account, the newest; the store evicts older ones with their attempts. */
+export const KEPT_EVENTS_PER_ACCOUNT = 1_000;
+
 /** Filters of `GET /sandbox/v1/events`. */
 export interface EventFilter {
   type?: EventType;
@@ -52,7 +55,7 @@ export class EventLog {
   event(accountId: string, id: string): EventRecord {
     const event = this.#deps.store.getEvent(id);
     if (event === undefined || event.accountId !== accountId) {
-      throw new ApiError('event_not_found', `No event with the id ${JSON.stringify(id.slice(0, 64))} (the sandbox keeps each account's newest 1,000).`);
+      throw new ApiError('event_not_found', `No event with the id ${JSON.stringify(id.slice(0, 64))} (the sandbox keeps each account's newest ${KEPT_EVENTS_PER_ACCOUNT.toLocaleString('en')}).`);
     }
     return event;
   }
