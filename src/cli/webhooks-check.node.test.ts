@@ -11,7 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../test/support/free-port.js';
 import { runCli } from '../../test/support/cli-process.js';
 import { WEBHOOK_CASES } from '../webhook-check/cases.js';
-import { carelessReceiver, timestampBlindReceiver, verifyingReceiver, type TestReceiver } from '../webhook-check/testing/receivers.node.js';
+import { carelessReceiver, timestampBlindReceiver, typeTrustingReceiver, verifyingReceiver, type TestReceiver } from '../webhook-check/testing/receivers.node.js';
 import { UsageError } from './usage-error.js';
 import { webhooksCheck } from './webhooks-check.js';
 
@@ -90,11 +90,27 @@ describe('lnpr webhooks check, as a process', () => {
     const { code, stdout } = await lnpr(['webhooks', 'check', '--url', receiver.url, '--secret', SECRET]);
     expect(code).toBe(1);
     expect(caseLines(stdout).filter((line) => line.startsWith('✗'))).toEqual([
-      expect.stringMatching(/^✗ stale\.past {2}correctly signed, but webhook-timestamp 10 minutes old: refused → 200 /),
+      expect.stringMatching(/^✗ stale\.past {2}correctly signed, but webhook-timestamp 10 minutes old \(each event type\): refused → 200 ×4 /),
       expect.stringMatching(/^✗ stale\.future {2}/),
     ]);
     expect(stdout).toContain('The receiver does not check webhook-timestamp');
     expect(stdout).toMatch(/Failed \(required\):\n {2}stale\.past {4}accepted \(200\); must be refused\n {2}stale\.future {2}accepted \(200\); must be refused\n/);
+  });
+
+  it('a receiver that skips verification for payment_request.failed and payment_request.expired: exit 1; every forged, stale and altered case fails naming both types', async () => {
+    const receiver = await using(typeTrustingReceiver(SECRET, ['payment_request.failed', 'payment_request.expired']));
+    const { code, stdout, stderr } = await lnpr(['webhooks', 'check', '--url', receiver.url, '--secret', SECRET, '--reporter', 'junit']);
+    expect(code).toBe(1);
+    const ids = ['forged.other-secret', 'forged.no-signature', 'forged.no-webhook-headers', 'stale.past', 'stale.future', 'altered.amount', 'altered.whitespace'];
+    for (const id of ids) {
+      expect(stdout).toMatch(
+        new RegExp(`name="${id.replace('.', '\\.')}: [^"]*" time="[\\d.]+">\\n\\s*<failure message="payment_request\\.failed, payment_request\\.expired \\([^)]*\\): accepted \\(200\\), expected a refusal \\(4xx\\)"`),
+      );
+      expect(stderr).toMatch(new RegExp(`\\n✗ ${id.replace('.', '\\.')} .* → created 401, completed 401, failed 200, expired 200 `));
+      expect(stderr).toMatch(new RegExp(`\\n  ${id.replace('.', '\\.')} +accepted \\(200\\) for payment_request\\.failed, payment_request\\.expired; must be refused\\n`));
+    }
+    expect(stderr).toContain('Refused for payment_request.created, payment_request.completed only: the receiver treats event types differently.');
+    expect(stderr.trimEnd().split('\n').at(-1)).toBe('4 passed, 7 failed, 1 warned');
   });
 
   it('exit 2: an unreachable receiver, a missing --url, an unknown webhooks subcommand (never echoed)', async () => {

@@ -21,8 +21,8 @@ import { UsageError } from './usage-error.js';
 export const WEBHOOKS_CHECK_USAGE = `Usage: lnpr webhooks check --url URL --secret whsec_… [options]
 
   Tests a webhook receiver (docs/webhooks-check.md): sends it correctly signed events, a
-  duplicate and events out of order, which it should accept (2xx), and a forged signature, a
-  stale timestamp and bodies altered after signing, which it must refuse.
+  duplicate and events out of order, which it should accept (2xx), and forged signatures, stale
+  timestamps and bodies altered after signing, of every event type, which it must refuse.
 
   --url URL          the receiver, POSTed to as is, e.g. http://127.0.0.1:3000/webhooks/lnpr
   --secret whsec_…   the secret the receiver verifies with (never printed)

@@ -2,12 +2,15 @@
  * The cases of `lnpr webhooks check`, in sending order. Each is data plus a plan of deliveries:
  * what is sent, what the receiver should do with it (accept with a 2xx, or refuse), whether that
  * decides the exit status (`required`) or is only reported (`advisory`), and what a receiver
- * that gets it wrong exposes. Every delivery that must be refused carries an event id never sent
- * before, so a receiver's duplicate detection cannot answer for its signature check.
+ * that gets it wrong exposes. A case of deliveries that must be refused sends one of every event
+ * type, since receivers commonly read `type` first and verify only the types they act on; each
+ * carries an event id never sent before, so a receiver's duplicate detection cannot answer for
+ * its signature check.
  */
+import { EVENT_TYPES, type WebhookEvent } from '../schemas/webhooks.js';
 import type { CaseLevel, Expectation } from './result.js';
 import { signedDelivery, type OutgoingDelivery } from './outgoing-delivery.js';
-import { withNewId, type SampleEvents, type WebhookEvent } from './sample-events.js';
+import { withNewId, type SampleEvents } from './sample-events.js';
 
 /** What the plans draw on. */
 export interface CaseKit {
@@ -82,80 +85,79 @@ export const WEBHOOK_CASES: readonly WebhookCase[] = [
   },
   {
     id: 'forged.other-secret',
-    title: 'signed with another secret: refused',
+    title: 'signed with another secret (each event type): refused',
     level: 'required',
     expect: 'refuse',
     consequence: `The receiver accepted a forged signature: ${FORGERY}`,
-    plan: ({ otherSecret, events }) => [(now) => signedDelivery(fresh(events), otherSecret, now, 'signed with another secret')],
+    plan: ({ otherSecret, events }) => ofEveryType(events, (event, now) => signedDelivery(event, otherSecret, now, 'signed with another secret')),
   },
   {
     id: 'forged.no-signature',
-    title: 'no webhook-signature header: refused',
+    title: 'no webhook-signature header (each event type): refused',
     level: 'required',
     expect: 'refuse',
     consequence: `The receiver accepted an unsigned delivery: ${FORGERY}`,
-    plan: ({ secret, events }) => [(now) => withoutHeaders(signedDelivery(fresh(events), secret, now), ['webhook-signature'], 'no webhook-signature header')],
+    plan: ({ secret, events }) => ofEveryType(events, (event, now) => withoutHeaders(signedDelivery(event, secret, now), ['webhook-signature'], 'no webhook-signature header')),
   },
   {
     id: 'forged.no-webhook-headers',
-    title: 'none of the webhook-id, webhook-timestamp and webhook-signature headers: refused',
+    title: 'none of the webhook-id, webhook-timestamp and webhook-signature headers (each event type): refused',
     level: 'required',
     expect: 'refuse',
     consequence: `The receiver accepted a plain POST of an event: ${FORGERY}`,
-    plan: ({ secret, events }) => [
-      (now) => withoutHeaders(signedDelivery(fresh(events), secret, now), ['webhook-id', 'webhook-timestamp', 'webhook-signature'], 'no webhook-* headers'),
-    ],
+    plan: ({ secret, events }) =>
+      ofEveryType(events, (event, now) => withoutHeaders(signedDelivery(event, secret, now), ['webhook-id', 'webhook-timestamp', 'webhook-signature'], 'no webhook-* headers')),
   },
   {
     id: 'forged.unknown-version',
-    title: 'the right HMAC, but only under an unknown version (v2,…): refused',
+    title: 'the right HMAC, but only as an unknown version, v2,… (each event type): refused',
     level: 'advisory',
     expect: 'refuse',
     consequence:
       "The receiver ignores the signature's version: Standard Webhooks says to check only the versions a receiver knows (v1) and skip the others, so that a signature of another scheme is never taken for a v1 one.",
-    plan: ({ secret, events }) => [(now) => withUnknownVersion(signedDelivery(fresh(events), secret, now))],
+    plan: ({ secret, events }) => ofEveryType(events, (event, now) => withUnknownVersion(signedDelivery(event, secret, now))),
   },
   {
     id: 'stale.past',
-    title: 'correctly signed, but webhook-timestamp 10 minutes old: refused',
+    title: 'correctly signed, but webhook-timestamp 10 minutes old (each event type): refused',
     level: 'required',
     expect: 'refuse',
     consequence:
       'The receiver does not check webhook-timestamp: a delivery captured once (from a log or a proxy) can be replayed for ever. Refuse timestamps more than 5 minutes from now (Standard Webhooks libraries do).',
-    plan: ({ secret, events }) => [(now) => signedDelivery(fresh(events), secret, now - STALE_SECONDS, 'signed for a timestamp 10 minutes old')],
+    plan: ({ secret, events }) => ofEveryType(events, (event, now) => signedDelivery(event, secret, now - STALE_SECONDS, 'signed for a timestamp 10 minutes old')),
   },
   {
     id: 'stale.future',
-    title: 'correctly signed, but webhook-timestamp 10 minutes ahead: refused',
+    title: 'correctly signed, but webhook-timestamp 10 minutes ahead (each event type): refused',
     level: 'required',
     expect: 'refuse',
     consequence:
       'The receiver does not check that webhook-timestamp is not in the future: a delivery signed ahead of time stays replayable until then. Refuse timestamps more than 5 minutes from now either way.',
-    plan: ({ secret, events }) => [(now) => signedDelivery(fresh(events), secret, now + STALE_SECONDS, 'signed for a timestamp 10 minutes ahead')],
+    plan: ({ secret, events }) => ofEveryType(events, (event, now) => signedDelivery(event, secret, now + STALE_SECONDS, 'signed for a timestamp 10 minutes ahead')),
   },
   {
     id: 'altered.amount',
-    title: 'amount changed after signing: refused',
+    title: 'amount changed after signing (each event type): refused',
     level: 'required',
     expect: 'refuse',
     consequence:
       'The receiver does not verify the signature over the body it received: whoever can touch a delivery on its way can change what it says. Verify the raw body, byte for byte, before parsing it.',
-    plan: ({ secret, events }) => [(now) => withAmountChanged(signedDelivery(fresh(events), secret, now))],
+    plan: ({ secret, events }) => ofEveryType(events, (event, now) => withAmountChanged(signedDelivery(event, secret, now))),
   },
   {
     id: 'altered.whitespace',
-    title: 'whitespace added after signing (the same JSON value): refused',
+    title: 'whitespace added after signing, the same JSON value (each event type): refused',
     level: 'required',
     expect: 'refuse',
     consequence:
       'The receiver accepted a body that is not the one signed. If it refuses the other forgeries, it verifies a re-serialization of the parsed JSON instead of the raw body: the signature covers the exact bytes sent, and genuine deliveries from a sender that writes JSON differently (key order, escapes, spacing) would be refused. Verify the raw body before parsing it.',
-    plan: ({ secret, events }) => [(now) => withWhitespaceAdded(signedDelivery(fresh(events), secret, now))],
+    plan: ({ secret, events }) => ofEveryType(events, (event, now) => withWhitespaceAdded(signedDelivery(event, secret, now))),
   },
 ];
 
-/** The forgeries' event: a completed payment never genuinely delivered, under an id never sent. */
-function fresh(events: SampleEvents): WebhookEvent {
-  return withNewId(events.forgeryTarget.completed);
+/** One delivery of each event type, in EVENT_TYPES order, each a change never genuinely delivered and under an event id never sent. */
+function ofEveryType(events: SampleEvents, deliver: (event: WebhookEvent, nowSeconds: number) => OutgoingDelivery): DeliveryPlan[] {
+  return EVENT_TYPES.map((type) => (now) => deliver(withNewId(events.forgeryTargets[type]), now));
 }
 
 function withoutHeaders(delivery: OutgoingDelivery, names: string[], note: string): OutgoingDelivery {

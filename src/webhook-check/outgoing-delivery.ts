@@ -5,7 +5,7 @@
  * take something away or change something after signing.
  */
 import { signDelivery } from '../core/webhooks/signed-delivery.js';
-import type { WebhookEvent } from './sample-events.js';
+import type { WebhookEvent } from '../schemas/webhooks.js';
 
 /** One POST to make: its headers and body, and what the report says about it. */
 export interface OutgoingDelivery {

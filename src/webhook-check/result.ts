@@ -67,3 +67,9 @@ export interface WebhookCheckResult {
   counts: Record<CaseOutcome, number>;
   durationMs: number;
 }
+
+/** Whether a delivery got what its case expects. A refusal is any answer but a 2xx; no answer at all is neither, so it never holds. */
+export function deliveryHeld(expect: Expectation, delivery: DeliveryRecord): boolean {
+  if (delivery.verdict === 'no-answer') return false;
+  return (delivery.verdict === 'accepted') === (expect === 'accept');
+}

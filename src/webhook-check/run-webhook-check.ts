@@ -4,9 +4,10 @@
  * case from the verdicts. The secret never appears in the result: the receiver's answers are
  * redacted before they are kept, in case it echoes what it was configured with.
  */
+import { EVENT_TYPES } from '../schemas/webhooks.js';
 import { WEBHOOK_CASES, type WebhookCase } from './cases.js';
 import { unixSeconds } from './outgoing-delivery.js';
-import type { CaseOutcome, CaseResult, DeliveryRecord, Expectation, WebhookCheckResult } from './result.js';
+import { deliveryHeld, type CaseOutcome, type CaseResult, type DeliveryRecord, type Expectation, type WebhookCheckResult } from './result.js';
 import { makeSampleEvents } from './sample-events.js';
 import { sendDelivery } from './send-delivery.js';
 import { parseWebhookSecret, randomWebhookSecret, redactor, secretForms } from './webhook-secret.js';
@@ -61,26 +62,42 @@ export async function runWebhookCheck(options: WebhookCheckOptions): Promise<Web
   return { passed: counts.failed === 0, url: options.url, cases: results, counts, durationMs: performance.now() - started };
 }
 
-/** A case passes when every one of its deliveries got what it expects. */
+/**
+ * A case passes when every one of its deliveries got what it expects. Otherwise its message says
+ * which event types missed and how, then (when other types were refused) that the receiver
+ * treats types differently, then what that exposes.
+ */
 function judge(check: WebhookCase, deliveries: DeliveryRecord[], durationMs: number): CaseResult {
   const base = { id: check.id, title: check.title, level: check.level, expect: check.expect, deliveries, durationMs };
-  const misses = deliveries.filter((delivery) => !holds(check.expect, delivery));
+  const misses = deliveries.filter((delivery) => !deliveryHeld(check.expect, delivery));
   if (misses.length === 0) return { ...base, outcome: 'passed' };
   return {
     ...base,
     outcome: check.level === 'required' ? 'failed' : 'warned',
-    message: [...misses.map((delivery) => describeMiss(check.expect, delivery)), check.consequence].join('\n'),
+    message: [...describeMisses(check.expect, misses), ...refusedOnlyFor(check.expect, deliveries, misses), check.consequence].join('\n'),
   };
 }
 
-/** A refusal is any answer but a 2xx; no answer at all is neither, so it never holds. */
-function holds(expect: Expectation, delivery: DeliveryRecord): boolean {
-  if (delivery.verdict === 'no-answer') return false;
-  return (delivery.verdict === 'accepted') === (expect === 'accept');
+/** One line per way of missing; deliveries that missed alike (same note, same answer) share it, naming their event types. */
+function describeMisses(expect: Expectation, misses: DeliveryRecord[]): string[] {
+  const typesByMiss = new Map<string, Set<string>>();
+  for (const delivery of misses) {
+    const miss = describeMiss(expect, delivery);
+    typesByMiss.set(miss, (typesByMiss.get(miss) ?? new Set()).add(delivery.eventType));
+  }
+  return [...typesByMiss].map(([miss, types]) => `${EVENT_TYPES.every((type) => types.has(type)) ? 'every event type' : [...types].join(', ')} ${miss}`);
 }
 
+/** When deliveries to refuse were refused for some event types only: which, since verifying by type is the mistake to name. */
+function refusedOnlyFor(expect: Expectation, deliveries: DeliveryRecord[], misses: DeliveryRecord[]): string[] {
+  if (expect === 'accept' || misses.length === deliveries.length) return [];
+  const refused = new Set(deliveries.filter((delivery) => !misses.includes(delivery)).map((delivery) => delivery.eventType));
+  return [`Refused for ${[...refused].join(', ')} only: the receiver treats event types differently. Verify every delivery the same way, before acting on its type.`];
+}
+
+/** How one delivery missed, after its event type: `(note): accepted (200), expected a refusal (4xx)`. */
 function describeMiss(expect: Expectation, delivery: DeliveryRecord): string {
-  const what = `${delivery.eventType} (${delivery.note})`;
+  const what = `(${delivery.note})`;
   switch (delivery.verdict) {
     case 'no-answer':
       return `${what}: no answer (${delivery.error}), expected ${expect === 'accept' ? 'a 2xx' : 'a refusal'}`;

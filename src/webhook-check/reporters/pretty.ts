@@ -5,7 +5,7 @@
  * the colours and the duration format are src/reporting's, so both commands read alike.
  */
 import { formatDuration, paint, type PrettyOptions } from '../../reporting/pretty-text.js';
-import type { CaseResult, DeliveryRecord, WebhookCheckResult } from '../result.js';
+import { deliveryHeld, type CaseResult, type DeliveryRecord, type WebhookCheckResult } from '../result.js';
 
 /** The longest piece of a response body a line shows (the JSON report has all 512 bytes). */
 const EXCERPT_CHARS = 200;
@@ -28,6 +28,34 @@ function formatVerdict(delivery: DeliveryRecord): string {
   }
 }
 
+/**
+ * A case's answers, short: `204`; `401 ×4` when every delivery got the same; each labelled with its
+ * event type when they differ across types (`created 401, completed 200, …`), so the odd one is named.
+ */
+function formatAnswers(deliveries: DeliveryRecord[]): string {
+  const answers = deliveries.map(formatAnswer);
+  if (answers.length > 1 && answers.every((answer) => answer === answers[0])) return `${answers[0]} ×${answers.length}`;
+  const labelled = new Set(deliveries.map((delivery) => delivery.eventType)).size > 1;
+  return deliveries.map((delivery, index) => (labelled ? `${shortType(delivery.eventType)} ${answers[index]}` : answers[index])).join(', ');
+}
+
+/** `completed` of `payment_request.completed`: the part that differs between event types. */
+function shortType(eventType: string): string {
+  return eventType.slice(eventType.lastIndexOf('.') + 1);
+}
+
+/** What the deliveries that missed got, grouped by answer: `accepted (200)`, or `accepted (200) for payment_request.failed` when others held. */
+function formatMisses(result: CaseResult): string {
+  const misses = result.deliveries.filter((delivery) => !deliveryHeld(result.expect, delivery));
+  const typesByVerdict = new Map<string, Set<string>>();
+  for (const delivery of misses) {
+    const verdict = formatVerdict(delivery);
+    typesByVerdict.set(verdict, (typesByVerdict.get(verdict) ?? new Set()).add(delivery.eventType));
+  }
+  const whole = misses.length === result.deliveries.length && typesByVerdict.size === 1;
+  return [...typesByVerdict].map(([verdict, types]) => (whole ? verdict : `${verdict} for ${[...types].join(', ')}`)).join(', ');
+}
+
 /** One delivery as a line of a log: what was sent, what came back, how fast, and the start of the body. */
 export function formatDeliveryLine(delivery: DeliveryRecord): string {
   const sent = [
@@ -39,22 +67,26 @@ export function formatDeliveryLine(delivery: DeliveryRecord): string {
   return `POST ${sent} (${delivery.note}): ${formatVerdict(delivery)} in ${formatDuration(delivery.durationMs)}${body}`;
 }
 
-/** The line(s) of one finished case: a mark, the id, the title, the answers, the time; then, unless it passed, why and what the receiver said. */
+/**
+ * The line(s) of one finished case: a mark, the id, the title, the answers, the time; then,
+ * unless it passed, why and what the receiver said to the deliveries that missed.
+ */
 export function formatCaseLine(result: CaseResult, options: PrettyOptions = {}): string {
   const mark = { passed: paint('✓', 'green', options), failed: paint('✗', 'red', options), warned: paint('! warned', 'yellow', options) }[result.outcome];
-  const answers = result.deliveries.map(formatAnswer).join(', ');
-  const head = `${mark} ${paint(result.id, 'bold', options)}  ${result.title} → ${answers} ${paint(`(${formatDuration(result.durationMs)})`, 'dim', options)}`;
+  const head = `${mark} ${paint(result.id, 'bold', options)}  ${result.title} → ${formatAnswers(result.deliveries)} ${paint(`(${formatDuration(result.durationMs)})`, 'dim', options)}`;
   if (result.outcome === 'passed') return head;
   const responses = result.deliveries
-    .filter((delivery) => delivery.responseExcerpt)
+    .filter((delivery) => delivery.responseExcerpt && !deliveryHeld(result.expect, delivery))
     .map((delivery) => `response ${delivery.status}: ${oneLine(delivery.responseExcerpt!).slice(0, EXCERPT_CHARS)}`);
-  return [head, ...[...(result.message ?? '').split('\n'), ...responses].filter((line) => line !== '').map((line) => `    ${line}`)].join('\n');
+  // The same answer to every event type is said once.
+  const lines = new Set([...(result.message ?? '').split('\n'), ...responses]);
+  return [head, ...[...lines].filter((line) => line !== '').map((line) => `    ${line}`)].join('\n');
 }
 
 /**
  * The summary after the cases: counts, each required case that failed and each advisory one
- * that did not hold (with what the receiver did), the duration, and last, alone on its line,
- * `N passed, M failed, K warned`.
+ * that did not hold (with what the receiver did to the deliveries that missed), the duration,
+ * and last, alone on its line, `N passed, M failed, K warned`.
  */
 export function formatSummary(result: WebhookCheckResult, options: PrettyOptions = {}): string {
   const required = result.cases.filter((c) => c.level === 'required').length;
@@ -68,7 +100,7 @@ export function formatSummary(result: WebhookCheckResult, options: PrettyOptions
     const width = Math.max(...cases.map((c) => c.id.length));
     lines.push('', paint(heading, outcome === 'failed' ? 'red' : 'yellow', options));
     for (const c of cases) {
-      lines.push(`  ${c.id.padEnd(width)}  ${c.deliveries.map(formatVerdict).join(', ')}; ${verb} ${c.expect === 'accept' ? 'accepted' : 'refused'}`);
+      lines.push(`  ${c.id.padEnd(width)}  ${formatMisses(c)}; ${verb} ${c.expect === 'accept' ? 'accepted' : 'refused'}`);
     }
   };
   listed('failed', 'Failed (required):', 'must be');

@@ -1,5 +1,6 @@
 /** The three reporters of `lnpr webhooks check` on one hand-built run with every outcome and a hostile response body. */
 import { describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '../../schemas/webhooks.js';
 import type { CaseResult, DeliveryRecord, WebhookCheckResult } from '../result.js';
 import { formatJson, JSON_REPORT_FORMAT, JSON_REPORT_VERSION } from './json.js';
 import { formatJunit } from './junit.js';
@@ -89,9 +90,34 @@ describe('pretty reporter', () => {
       `    response 200: <error code="x">&amp; "quoted" 'single'\\u0007\\u001b[2J</error> second line`,
     ]);
     expect(line('order.completed-before-created').split('\n')[0]).toBe(
-      "! warned order.completed-before-created  a second request's completed event, then its created event: both accepted → 200, 409 (6 ms)",
+      "! warned order.completed-before-created  a second request's completed event, then its created event: both accepted → completed 200, created 409 (6 ms)",
     );
     expect(line('stale.past').split('\n')[0]).toBe('✗ stale.past  correctly signed, but webhook-timestamp 10 minutes old: refused → no answer (10.0 s)');
+  });
+
+  it('a case of one delivery per event type: `401 ×4` when all answered alike, else each answer labelled; the summary and the responses name only the misses', () => {
+    const types = EVENT_TYPES;
+    const refused = (eventType: string) => delivery({ eventType, note: 'no webhook-signature header', verdict: 'refused', status: 401, responseExcerpt: 'bad signature' });
+    const accepted = (eventType: string) => delivery({ eventType, note: 'no webhook-signature header', responseExcerpt: '{"ok":true}' });
+    const base = { id: 'forged.no-signature', title: 'no webhook-signature header (each event type): refused', level: 'required', expect: 'refuse', durationMs: 5 } as const;
+    expect(formatCaseLine({ ...base, outcome: 'passed', deliveries: types.map(refused) })).toBe(
+      '✓ forged.no-signature  no webhook-signature header (each event type): refused → 401 ×4 (5 ms)',
+    );
+    const partly: CaseResult = {
+      ...base,
+      outcome: 'failed',
+      message: 'payment_request.failed, payment_request.expired (no webhook-signature header): accepted (200), expected a refusal (4xx)\nRefused for payment_request.created, payment_request.completed only.',
+      deliveries: types.map((type, index) => (index < 2 ? refused(type) : accepted(type))),
+    };
+    expect(formatCaseLine(partly).split('\n')).toEqual([
+      '✗ forged.no-signature  no webhook-signature header (each event type): refused → created 401, completed 401, failed 200, expired 200 (5 ms)',
+      '    payment_request.failed, payment_request.expired (no webhook-signature header): accepted (200), expected a refusal (4xx)',
+      '    Refused for payment_request.created, payment_request.completed only.',
+      '    response 200: {"ok":true}',
+    ]);
+    const summary = (cases: CaseResult[]) => formatSummary({ ...result, cases });
+    expect(summary([partly])).toContain('\n  forged.no-signature  accepted (200) for payment_request.failed, payment_request.expired; must be refused\n');
+    expect(summary([{ ...partly, deliveries: types.map(accepted) }])).toContain('\n  forged.no-signature  accepted (200); must be refused\n');
   });
 
   it('colours only when asked', () => {
@@ -107,7 +133,7 @@ describe('pretty reporter', () => {
     expect(summary).toContain(
       'Failed (required):\n  forged.other-secret  accepted (200); must be refused\n  stale.past           no answer (no answer within 10 s); must be refused',
     );
-    expect(summary).toContain('Warned (advisory):\n  order.completed-before-created  accepted (200), refused (409); should be accepted');
+    expect(summary).toContain('Warned (advisory):\n  order.completed-before-created  refused (409) for payment_request.created; should be accepted');
     expect(summary).toContain('Duration: 10.1 s');
     expect(summary.split('\n').at(-1)).toBe('2 passed, 2 failed, 1 warned');
     expect(formatCountsLine(result)).toBe('2 passed, 2 failed, 1 warned');
