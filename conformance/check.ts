@@ -25,6 +25,11 @@ export interface Check {
   needs?: CheckNeed[];
   /** Runs after every other check of the run, so it can review every answer they received. */
   last?: boolean;
+  /**
+   * For a `last` check: what it asks the target before the reviews start (e.g. a read it shares),
+   * so that every `last` check's review sees those answers too. Its errors surface in `run`.
+   */
+  ask?(context: CheckContext): Promise<unknown>;
   run(context: CheckContext): Promise<void>;
 }
 

@@ -1,7 +1,9 @@
 /**
  * The suite's only way to the target: HTTP through `fetch` (the global one, or one given, e.g.
  * MSW-intercepted). Bounded concurrency so a real implementation is not hammered, 429
- * `Retry-After` honoured, a timeout per request, and keys never in any message it produces.
+ * `Retry-After` honoured, a timeout per request, and keys never in any message it produces. It
+ * records every exchange with a v1 path (what was sent, by which key's role, and the answer), so
+ * rules can be held on every answer the run received.
  */
 
 /** What a request sends. `key: null` sends no Authorization header; undefined sends the main key. */
@@ -24,18 +26,31 @@ export interface ApiAnswer {
   durationMs: number;
 }
 
-/** One answer of a v1 endpoint, as the client logs it for the media-type review. */
+/** Which key a request carried, by role: logs name keys this way and never hold one. */
+export type KeyRole = 'main' | 'read-only' | 'nwc' | 'other' | 'none';
+
+/**
+ * One exchange with a v1 endpoint, as the client records it: what was asked (method, path, the
+ * key's role, the JSON body sent) and what came back. Checks marked `last` review every one.
+ */
 export interface LoggedAnswer {
   method: string;
   /** The path without the query. */
   path: string;
+  /** The role of the key sent (the key itself is never logged). */
+  key: KeyRole;
+  /** The JSON body sent, parsed (a raw body that is not JSON: undefined). */
+  sent?: unknown;
   status: number;
   /** The Content-Type header, or null when absent. */
   contentType: string | null;
   /** Whether the body parsed as JSON. */
   isJson: boolean;
-  /** The parsed body of a 2xx answer of create or GET (a payment request, as the target says), else undefined. */
+  /** The parsed JSON body of the answer, else undefined. */
   body?: unknown;
+  /** When the request left and when its answer was read (performance.now()): which answers may see the effects of which. */
+  sentAt: number;
+  receivedAt: number;
 }
 
 /** The target could not be reached at all (exit status 2, not a failed check). */
@@ -52,6 +67,8 @@ export interface ApiClientOptions {
   timeoutMs?: number;
   /** Longest wait honoured for one 429 `Retry-After`. */
   maxRetryAfterMs?: number;
+  /** The other keys of the run by role, so the log can say which one a request carried. */
+  keyRoles?: Partial<Record<'read-only' | 'nwc', string>>;
 }
 
 /** An HTTP client bound to one target. */
@@ -63,6 +80,7 @@ export class ApiClient {
   readonly #maxRetryAfterMs: number;
   readonly #slots: Semaphore;
   readonly #log: LoggedAnswer[] = [];
+  readonly #roles: Map<string, KeyRole>;
 
   constructor(options: ApiClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -71,6 +89,8 @@ export class ApiClient {
     this.#timeoutMs = options.timeoutMs ?? 15_000;
     this.#maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
     this.#slots = new Semaphore(options.concurrency ?? 4);
+    this.#roles = new Map(Object.entries(options.keyRoles ?? {}).flatMap(([role, key]) => (key === undefined ? [] : [[key, role as KeyRole]])));
+    this.#roles.set(options.apiKey, 'main');
   }
 
   /** Sends one request; retries after a 429 with `Retry-After`. */
@@ -83,7 +103,7 @@ export class ApiClient {
     }
   }
 
-  /** Every answer of a `/api/v1/` path so far, in arrival order (a copy). */
+  /** Every exchange with a `/api/v1/` path so far, in arrival order (a copy). */
   v1Answers(): LoggedAnswer[] {
     return [...this.#log];
   }
@@ -133,10 +153,30 @@ export class ApiClient {
     }
     if (path.startsWith('/api/v1/')) {
       const pathname = path.split('?')[0]!;
-      const isObjectAnswer = response.ok && isJson && !pathname.endsWith('/status');
-      this.#log.push({ method, path: pathname, status: response.status, contentType: response.headers.get('content-type'), isJson, ...(isObjectAnswer ? { body } : {}) });
+        const sent = call.body !== undefined ? call.body : parseOrUndefined(call.rawBody);
+      this.#log.push({
+        method,
+        path: pathname,
+        key: key === null ? 'none' : (this.#roles.get(key) ?? 'other'),
+        ...(sent !== undefined ? { sent } : {}),
+        status: response.status,
+        contentType: response.headers.get('content-type'),
+        isJson,
+        ...(isJson ? { body } : {}),
+        sentAt: started,
+        receivedAt: performance.now(),
+      });
     }
     return { status: response.status, headers: response.headers, text, body, isJson, durationMs: performance.now() - started };
+  }
+}
+
+function parseOrUndefined(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
 

@@ -13,6 +13,13 @@ export interface DrivenRequest {
   invoice: string;
 }
 
+/** The account's clock as the control API reads it. */
+export interface ClockReading {
+  /** Milliseconds since the epoch. */
+  nowMs: number;
+  frozen: boolean;
+}
+
 /** Moves payment requests on. */
 export interface LifecycleDriver {
   kind: LifecycleKind;
@@ -20,8 +27,17 @@ export interface LifecycleDriver {
   complete(request: DrivenRequest): Promise<void>;
   /** Makes the payment fail; controls only. */
   fail(request: DrivenRequest): Promise<void>;
-  /** Moves the account's clock on by `seconds`; controls only. */
+  /** Moves the account's clock on by `seconds`; controls only. Waits while a check holds the clock. */
   advanceClock(seconds: number): Promise<void>;
+  /** Reads the account's clock; controls only. */
+  readClock(): Promise<ClockReading>;
+  /**
+   * Runs `steps` with the account's clock to itself: no other check moves it meanwhile, and
+   * `clock.advance` moves it. `clock.frozen` says whether it stands still: when it runs, the driver
+   * freezes it for the steps if the target can (`POST /sandbox/v1/clock/freeze`, not in every
+   * control API) and lets it run again after. Controls only.
+   */
+  holdingClock<T>(steps: (clock: { advance(seconds: number): Promise<void>; frozen: boolean }) => Promise<T>): Promise<T>;
 }
 
 /** Whether the target serves the control API for this key. */
@@ -36,11 +52,35 @@ export function controlsDriver(client: ApiClient): LifecycleDriver {
     const answer = await client.post(`/sandbox/v1${path}`, body === undefined ? {} : { body });
     if (answer.status !== 200) throw new CheckFailure(`control call POST /sandbox/v1${path} answered ${answer.status}: ${answer.text.slice(0, 200)}`);
   };
+  const advance = (seconds: number) => expectOk('/clock/advance', { seconds });
+  // Whoever holds the clock moves it alone; the others' moves wait their turn.
+  let held: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(task: () => Promise<T>): Promise<T> => {
+    const turn = held.then(task, task);
+    held = turn.catch(() => undefined);
+    return turn;
+  };
+  const readClock = async (): Promise<ClockReading> => {
+    const answer = await client.get('/sandbox/v1/clock');
+    const nowMs = Date.parse(answer.body?.now);
+    if (answer.status !== 200 || !Number.isFinite(nowMs)) throw new CheckFailure(`control call GET /sandbox/v1/clock answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+    return { nowMs, frozen: answer.body.frozen === true };
+  };
   return {
     kind: 'controls',
     complete: (request) => expectOk(`/payment-requests/${encodeURIComponent(request.id)}/complete`),
     fail: (request) => expectOk(`/payment-requests/${encodeURIComponent(request.id)}/fail`),
-    advanceClock: (seconds) => expectOk('/clock/advance', { seconds }),
+    advanceClock: (seconds) => inTurn(() => advance(seconds)),
+    readClock,
+    holdingClock: (steps) =>
+      inTurn(async () => {
+        const froze = !(await readClock()).frozen && (await client.post('/sandbox/v1/clock/freeze')).status === 200;
+        try {
+          return await steps({ advance, frozen: (await readClock()).frozen });
+        } finally {
+          if (froze) await client.post('/sandbox/v1/clock/unfreeze');
+        }
+      }),
   };
 }
 
@@ -56,5 +96,7 @@ export function payCommandDriver(payInvoice: (invoice: string) => Promise<void>)
       }),
     fail: unsupported('failing a payment'),
     advanceClock: unsupported('moving the clock'),
+    readClock: unsupported('reading the clock'),
+    holdingClock: unsupported('moving the clock'),
   };
 }

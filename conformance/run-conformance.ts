@@ -2,7 +2,7 @@
  * `runConformance`: runs the checks of a profile against one target and classifies each result.
  * It knows the target only through HTTP.
  */
-import type { Check, CheckContext } from './check.js';
+import type { Check, CheckContext, CheckNeed } from './check.js';
 import { CheckFailure, CheckSkipped } from './check-errors.js';
 import { ALL_CHECKS } from './checks/index.js';
 import { ApiClient, TargetUnreachable } from './client.js';
@@ -27,6 +27,7 @@ export async function runConformance(options: ConformanceOptions, checks: readon
   const client = new ApiClient({
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,
+    keyRoles: { 'read-only': options.readOnlyKey, nwc: options.nwcKey },
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
@@ -60,8 +61,10 @@ export async function runConformance(options: ConformanceOptions, checks: readon
   };
 
   const results: CheckResult[] = [];
-  // Checks marked `last` review what the others received, so they start when the others are done.
+  // Checks marked `last` review what the others received, so they start when the others are done,
+  // and after what any of them asks first (a failed ask fails its check, in its run).
   for (const batch of [selected.filter((check) => !check.last), selected.filter((check) => check.last)]) {
+    await Promise.allSettled(batch.filter((check) => missingNeed(check, context) === undefined).map(async (check) => check.ask?.(context)));
     const queue = [...batch];
     const workers = Array.from({ length: Math.max(1, options.concurrency ?? 4) }, async () => {
       for (let check = queue.shift(); check !== undefined; check = queue.shift()) {
@@ -102,9 +105,7 @@ async function chooseLifecycle(client: ApiClient, profile: Profile, options: Con
 async function runOne(check: Check, context: CheckContext, knownFailing: boolean): Promise<CheckResult> {
   const started = performance.now();
   const base = { id: check.id, title: check.title, section: check.section, level: check.level, profile: check.profile };
-  const missing = (check.needs ?? []).find((need) =>
-    need === 'controls' ? context.lifecycle?.kind !== 'controls' : context.options[need] === undefined,
-  );
+  const missing = missingNeed(check, context);
   if (missing !== undefined) {
     return { ...base, outcome: 'skipped', message: `needs ${NEED_HINTS[missing]}`, durationMs: 0 };
   }
@@ -124,6 +125,11 @@ async function runOne(check: Check, context: CheckContext, knownFailing: boolean
     message = error instanceof CheckFailure || error instanceof CheckSkipped ? error.message : `the check threw: ${(error as Error).stack ?? String(error)}`;
   }
   return { ...base, outcome, ...(message !== undefined ? { message } : {}), durationMs: performance.now() - started };
+}
+
+/** The first thing the check needs that the run lacks, or undefined. */
+function missingNeed(check: Check, context: CheckContext): CheckNeed | undefined {
+  return (check.needs ?? []).find((need) => (need === 'controls' ? context.lifecycle?.kind !== 'controls' : context.options[need] === undefined));
 }
 
 const NEED_HINTS = {

@@ -1,11 +1,16 @@
-/** Authentication (spec: "Authentication"): a missing, malformed or unknown key gets 401 everywhere. */
-import type { Check } from '../check.js';
+/**
+ * Authentication (spec: "Authentication"): a missing, malformed or unknown key gets 401 everywhere,
+ * so does a key one character off a valid one (a prefix or suffix of it, one more character, the
+ * other case), and the key is judged before the body or the id (no key and no amount: 401).
+ */
+import type { Check, CheckContext } from '../check.js';
+import { CheckSkipped } from '../check-errors.js';
 import { assert, assertStatus, COLLECTION, sharedPaymentRequest, validBody } from './support.js';
 
 const SECTION = 'Authentication';
 
 /** Every endpoint, as (method, path) pairs, for a request that exists. */
-async function endpoints(context: Parameters<Check['run']>[0]): Promise<Array<[string, string]>> {
+async function endpoints(context: CheckContext): Promise<Array<[string, string]>> {
   const { id } = await sharedPaymentRequest(context);
   return [
     ['POST', COLLECTION],
@@ -45,12 +50,50 @@ function elsewhere(key: string): Array<{ what: string; headers: Record<string, s
   ];
 }
 
+/** A key no account has, far from any valid one. */
+const UNKNOWN_KEY = 'sk_lnpr_conformance_unknown_key';
+
+/** The endpoints that refuse `key` (null: none) with 401 when nothing else is wrong: a valid body, an existing request. */
+async function refusingEndpoints(context: CheckContext, key: string | null): Promise<Array<[string, string]>> {
+  const all = await endpoints(context);
+  const answers = await Promise.all(
+    all.map(([method, path]) => context.client.request(method, path, { key, ...(method === 'POST' ? { body: validBody({ description: 'lnpr conformance: refused key' }) } : {}) })),
+  );
+  return all.filter((_endpoint, index) => answers[index]!.status === 401);
+}
+
+/** A key that differs from a valid one by a little, named without showing it (messages never carry keys). */
+interface NearMiss {
+  what: string;
+  key: string;
+}
+
+/** Keys one edit away from `key`: a character cut from either end, one added at either end, the letters' case swapped. */
+function nearMisses(key: string, role: string): NearMiss[] {
+  const swapped = [...key].map((char) => (char === char.toLowerCase() ? char.toUpperCase() : char.toLowerCase())).join('');
+  return [
+    { what: `the ${role} without its last character (a prefix of it)`, key: key.slice(0, -1) },
+    { what: `the ${role} without its first character (a suffix of it)`, key: key.slice(1) },
+    { what: `the ${role} with a character appended`, key: `${key}0` },
+    { what: `the ${role} with a character prepended`, key: `x${key}` },
+    { what: `the ${role} with the case of its letters swapped`, key: swapped },
+  ];
+}
+
+/** The ways a body is invalid, each of which a create with a valid key answers with 400. */
+const INVALID_BODIES: ReadonlyArray<{ what: string; call: { body?: unknown; rawBody?: string } }> = [
+  { what: 'a body without amount', call: { body: { description: 'lnpr conformance: no amount', destinationWallet: 'conformance@example.com' } } },
+  { what: 'amount as a string', call: { body: validBody({ amount: '1000' }) } },
+  { what: 'malformed JSON', call: { rawBody: '{"amount": 1000, "description": ' } },
+  { what: 'a JSON array', call: { body: [validBody()] } },
+];
+
 /** The authentication checks. */
 export const authChecks: Check[] = [
   rejects('auth.missing-key', 'No Authorization header', 'Authentication 1 and 3: "Every request carries an API key"; "A request with a missing … key gets 401"', null),
   rejects('auth.malformed-header', 'A malformed Authorization header', 'Authentication 2 and 3: the key goes as "Authorization: Bearer <API_KEY>"; an invalid one gets 401', 'Token not-a-bearer-key'),
   rejects('auth.empty-bearer', 'A Bearer scheme without a key', 'Authentication 3: "A request with a missing or invalid key gets 401 Unauthorized"', 'Bearer'),
-  rejects('auth.unknown-key', 'An unknown API key', 'Authentication 3: "A request with a missing or invalid key gets 401 Unauthorized"', 'Bearer sk_lnpr_conformance_unknown_key'),
+  rejects('auth.unknown-key', 'An unknown API key', 'Authentication 3: "A request with a missing or invalid key gets 401 Unauthorized"', `Bearer ${UNKNOWN_KEY}`),
   {
     id: 'auth.bearer-only',
     title: 'The valid key sent other than as "Authorization: Bearer <key>" (bare, Basic, X-API-Key, Api-Key) is refused',
@@ -70,6 +113,65 @@ export const authChecks: Check[] = [
       );
       // Refused is what rule 2 asks; that the refusal is a 401 is auth.missing-key's and auth.malformed-header's business.
       const wrong = answers.filter(({ answer }) => answer.status >= 200 && answer.status < 300).map(({ what, answer }) => `${what}: expected a refusal (401), got ${answer.status}`);
+      assert(wrong.length === 0, wrong.join('; '));
+    },
+  },
+  {
+    id: 'auth.near-miss-keys',
+    title: 'Keys one character off a valid key (a prefix, a suffix, one more character either end, letters in the other case) get 401',
+    section: SECTION,
+    statement: 'Authentication 3: "A request with a missing or invalid key gets 401 Unauthorized" (a key is valid only as issued)',
+    level: 'MUST',
+    profile: 'core',
+    async run(context) {
+      const { apiKey, readOnlyKey, nwcKey } = context.options;
+      const valid = new Set([apiKey, readOnlyKey, nwcKey].filter((key): key is string => key !== undefined));
+      const misses = [
+        ...nearMisses(apiKey, 'main key'),
+        ...(readOnlyKey !== undefined ? nearMisses(readOnlyKey, 'read-only key') : []),
+        ...(nwcKey !== undefined ? nearMisses(nwcKey, 'NWC key') : []),
+      ].filter(({ key }) => key.length > 0 && !valid.has(key));
+      // Where a key far from any valid one is not refused, near ones prove nothing more: auth.unknown-key's business.
+      const refusing = await refusingEndpoints(context, UNKNOWN_KEY);
+      const answers = await Promise.all(
+        refusing.flatMap(([method, path]) =>
+          misses.map(async ({ what, key }) => ({
+            what: `${method} ${path} with ${what}`,
+            answer: await context.client.request(method, path, { key, ...(method === 'POST' ? { body: validBody({ description: 'lnpr conformance: near-miss key' }) } : {}) }),
+          })),
+        ),
+      );
+      const wrong = answers.filter(({ answer }) => answer.status !== 401).map(({ what, answer }) => `${what}: expected HTTP 401, got ${answer.status}`);
+      assert(wrong.length === 0, `${wrong.length} of ${answers.length} requests: ${wrong.slice(0, 4).join('; ')}${wrong.length > 4 ? '; …' : ''}`);
+    },
+  },
+  {
+    id: 'auth.key-checked-first',
+    title: 'Without a key, or with an unknown one, an invalid body or an unknown id still gets 401 (the key is checked first)',
+    section: SECTION,
+    statement: 'Authentication 1 and 3: "Every request carries an API key"; "A request with a missing or invalid key gets 401" (whatever else is wrong with it)',
+    level: 'MUST',
+    profile: 'core',
+    async run(context) {
+      const unknown = 'pr_doesnotexist000';
+      // Each key condition is judged where the same request with valid input is refused with 401 (else: auth.missing-key's, auth.unknown-key's business).
+      const calls = (
+        await Promise.all(
+          [
+            { what: 'no key', key: null },
+            { what: 'an unknown key', key: UNKNOWN_KEY },
+          ].map(async ({ what, key }) =>
+            (await refusingEndpoints(context, key)).flatMap(([method, path]) =>
+              method === 'POST'
+                ? INVALID_BODIES.map((invalid) => ({ what: `POST ${COLLECTION} with ${invalid.what} and ${what}`, method, path: COLLECTION, call: { key, ...invalid.call } }))
+                : [{ what: `GET ${path.replace(/\/payment-requests\/[^/]+/, `/payment-requests/${unknown}`)} (no such request) with ${what}`, method, path: path.replace(/\/payment-requests\/[^/]+/, `/payment-requests/${unknown}`), call: { key } }],
+            ),
+          ),
+        )
+      ).flat();
+      if (calls.length === 0) throw new CheckSkipped('neither a missing nor an unknown key is refused with 401 when nothing else is wrong (auth.missing-key\'s and auth.unknown-key\'s business)');
+      const answers = await Promise.all(calls.map(async ({ what, method, path, call }) => ({ what, answer: await context.client.request(method, path, call) })));
+      const wrong = answers.filter(({ answer }) => answer.status !== 401).map(({ what, answer }) => `${what}: expected HTTP 401 (as with valid input), got ${answer.status}`);
       assert(wrong.length === 0, wrong.join('; '));
     },
   },

@@ -1,8 +1,9 @@
 /**
  * Create a payment request (spec: "Endpoints › Create a payment request" and "Resources › Payment
  * request"): 201 with every field present, typed and formatted, the caller's values echoed, the
- * hidden fields hidden, `expiresAt` from `expiresIn` (default 3600). Extra fields and key order are
- * the target's business.
+ * hidden fields hidden, `expiresAt` from `expiresIn` (default 3600) — each on every payment request
+ * (or every 201, against the body it answered) the run received. Extra fields and key order are the
+ * target's business.
  */
 import type { Check, CheckContext } from '../check.js';
 import {
@@ -13,50 +14,25 @@ import {
   describeBody,
   expectCreated,
   postCreate,
-  receivedPaymentRequests,
   deepEqual,
   FIELD_RULES,
   has,
   hexValue,
   isObject,
   SECOND_BODY,
-  SHARED_EXPIRES_IN,
-  SHARED_METADATA,
   sharedCreateAnswer,
   sharedPaymentRequest,
   sharedSecondRequest,
   show,
   timeOf,
-  validBody,
 } from './support.js';
+import { assertEvery, receivedPaymentRequests, type Received } from './received.js';
 
 const CREATE = 'Endpoints › Create a payment request';
 const RESOURCE = 'Resources › Payment request';
 
 /** The fields the spec names for the object, for the extra-fields observation. */
 const SPEC_FIELDS = new Set([...Object.keys(FIELD_RULES), 'metadata', 'nwcRelay', 'preimage']);
-
-/** A check that reads the shared request (created once, with metadata). */
-function onShared(
-  id: string,
-  title: string,
-  section: string,
-  statement: string,
-  test: (body: Record<string, any>, context: CheckContext) => void,
-  level: Check['level'] = 'MUST',
-): Check {
-  return {
-    id,
-    title,
-    section,
-    statement,
-    level,
-    profile: 'core',
-    async run(context) {
-      test(await sharedPaymentRequest(context), context);
-    },
-  };
-}
 
 /** What is wrong with `fields` of one payment request object (absent, or failing its rule), or undefined. */
 function fieldsProblem(body: Record<string, unknown>, fields: readonly string[]): string | undefined {
@@ -79,36 +55,81 @@ function everyObject(
   statement: string,
   test: (body: Record<string, unknown>) => string | undefined,
   observe?: (body: Record<string, any>, context: CheckContext) => void,
+  level: Check['level'] = 'MUST',
 ): Check {
   return {
     id,
     title,
     section: RESOURCE,
     statement,
-    level: 'MUST',
+    level,
     profile: 'core',
     last: true,
     async run(context) {
       const shared = await sharedPaymentRequest(context);
       observe?.(shared, context);
-      const received = receivedPaymentRequests(context);
-      const problems = received.flatMap(({ where, body }) => {
-        const problem = test(body);
-        return problem === undefined ? [] : [`${where} (id ${show(body.id)}): ${problem}`];
-      });
-      assert(problems.length === 0, `${problems.length} of the ${received.length} payment request objects received: ${problems.slice(0, 3).join(' | ')}${problems.length > 3 ? ' | …' : ''}`);
+      assertEvery(receivedPaymentRequests(context), 'payment request objects', ({ body }) => test(body));
     },
   };
 }
 
-/** Checks `expiresAt − createdAt` against `seconds`, with one second of slack for truncation. */
-function assertValidity(body: Record<string, any>, seconds: number, what: string): void {
+/** The body a create sent, when it was a JSON object. */
+type Sent = Record<string, unknown>;
+
+/**
+ * A rule of the 201 answer against the body that was sent, held for every create the run made
+ * that `applies` to (its sent body decides): the shared ones, the probes, the fee samples, the
+ * lifecycle requests, of every key.
+ */
+function everyCreate(
+  id: string,
+  title: string,
+  section: string,
+  statement: string,
+  applies: (sent: Sent) => boolean,
+  test: (body: Record<string, any>, sent: Sent) => string | undefined,
+  level: Check['level'] = 'MUST',
+): Check {
+  return {
+    id,
+    title,
+    section,
+    statement,
+    level,
+    profile: 'core',
+    last: true,
+    async run(context) {
+      await sharedPaymentRequest(context);
+      assertEvery(createsWhere(context, applies), 'creates', ({ body, origin }) => test(body, origin!.sent!));
+    },
+  };
+}
+
+/** The 2xx answers of create whose sent body is a JSON object that `applies`. */
+function createsWhere(context: CheckContext, applies: (sent: Sent) => boolean): Received[] {
+  return receivedPaymentRequests(context).filter(({ kind, origin }) => kind === 'create' && origin?.sent !== undefined && applies(origin.sent));
+}
+
+/** What is wrong with `expiresAt − createdAt` against `seconds` (one second of slack for truncation), or undefined. */
+function validityProblem(body: Record<string, any>, seconds: number): string | undefined {
   const created = timeOf(body.createdAt);
   const expires = timeOf(body.expiresAt);
-  assert(Number.isFinite(created) && Number.isFinite(expires), `${what}: createdAt ${show(body.createdAt)} or expiresAt ${show(body.expiresAt)} is not a readable timestamp`);
+  if (!Number.isFinite(created) || !Number.isFinite(expires)) return `createdAt ${show(body.createdAt)} or expiresAt ${show(body.expiresAt)} is not a readable timestamp`;
   const difference = (expires - created) / 1000;
-  assert(Math.abs(difference - seconds) <= 1, `${what}: expected expiresAt − createdAt = ${seconds} s (±1 s), got ${difference} s (createdAt ${body.createdAt}, expiresAt ${body.expiresAt})`);
+  return Math.abs(difference - seconds) <= 1 ? undefined : `expected expiresAt − createdAt = ${seconds} s (±1 s), got ${difference} s (createdAt ${body.createdAt}, expiresAt ${body.expiresAt})`;
 }
+
+/** Whether a sent body gives no metadata pairs: none, null or {}. */
+function noMetadata(sent: Sent): boolean {
+  const metadata = sent.metadata;
+  return metadata === undefined || metadata === null || (isObject(metadata) && Object.keys(metadata).length === 0);
+}
+
+/** Whether a sent body leaves expiresIn to its default (absent, or null). */
+const defaultExpiry = (sent: Sent) => sent.expiresIn === undefined || sent.expiresIn === null;
+
+/** Whether a sent body gives a validity: a positive number (0 or less is validation.expires-in-not-positive's business). */
+export const givenExpiry = (sent: Sent) => typeof sent.expiresIn === 'number' && Number.isFinite(sent.expiresIn) && sent.expiresIn > 0;
 
 /** A description of an id's shape after `pr_`, for the observation. */
 function idShape(id: string): string {
@@ -135,19 +156,44 @@ export const createChecks: Check[] = [
   everyObject('create.id-format', 'id is a string "pr_<identifier>" (in every payment request received)', 'Resources: id, "a string with the prefix pr_", shaped pr_<identifier>', (body) => fieldsProblem(body, ['id']), (body, context) => {
     if (typeof body.id === 'string') context.observe('idFormat', idShape(body.id));
   }),
-  onShared('create.status-pending', 'status is "pending" on creation', 'States and transitions', 'States: pending, "the initial state returned on creation"; Create: 201 with "status (pending)"', (body) => {
-    assert(body.status === 'pending', `the 201 body: expected status "pending", got ${show(body.status)}`);
-  }),
-  onShared('create.amount-echo', 'amount is a number equal to the amount sent', CREATE, 'Resources: amount, a number, "Amount in satoshis" (the amount sent)', (body) => {
-    assert(body.amount === validBody().amount, `the 201 body: expected amount ${validBody().amount} (a number), got ${show(body.amount)}`);
-  }),
-  onShared('create.description-echo', 'description is the description sent', CREATE, 'Resources: description, a string, "Description of the payment" (the one sent)', (body) => {
-    assert(body.description === validBody().description, `the 201 body: expected description ${show(validBody().description)}, got ${show(body.description)}`);
-  }),
-  onShared('create.metadata-echo', 'metadata is returned as given (deep equal, nested values kept)', RESOURCE, 'Resources: metadata, "Custom key-value pairs supplied at creation, returned as given"', (body) => {
-    assert(has(body, 'metadata'), 'the 201 body: expected metadata (it was given), got no such field');
-    assert(deepEqual(body.metadata, SHARED_METADATA), `the 201 body: expected metadata ${show(SHARED_METADATA)}, got ${show(body.metadata)}`);
-  }),
+  everyCreate(
+    'create.status-pending',
+    'status is "pending" on creation (every 201 the run received)',
+    'States and transitions',
+    'States: pending, "the initial state returned on creation"; Create: 201 with "status (pending)"',
+    () => true,
+    (body) => (body.status === 'pending' ? undefined : `expected status "pending", got ${show(body.status)}`),
+  ),
+  everyCreate(
+    'create.amount-echo',
+    'amount is a number equal to the amount sent (every 201 the run received)',
+    CREATE,
+    'Resources: amount, a number, "Amount in satoshis" (the amount sent)',
+    // Whether an amount below 1 should have been accepted at all is validation.*'s business.
+    (sent) => typeof sent.amount === 'number' && Number.isFinite(sent.amount) && sent.amount >= 1,
+    (body, sent) => (body.amount === sent.amount ? undefined : `expected amount ${show(sent.amount)} (a number, as sent), got ${show(body.amount)}`),
+  ),
+  everyCreate(
+    'create.description-echo',
+    'description is the description sent (every 201 the run received)',
+    CREATE,
+    'Resources: description, a string, "Description of the payment" (the one sent)',
+    // Whether a longer one should have been accepted at all is validation.description-too-long's business.
+    (sent) => typeof sent.description === 'string' && [...sent.description].length <= 255 && sent.description.length <= 255,
+    (body, sent) => (body.description === sent.description ? undefined : `expected description ${show(sent.description)} (as sent), got ${show(body.description)}`),
+  ),
+  everyCreate(
+    'create.metadata-echo',
+    'metadata is returned as given (deep equal, nested values kept; every 201 of a create with metadata)',
+    RESOURCE,
+    'Resources: metadata, "Custom key-value pairs supplied at creation, returned as given"',
+    // Metadata that is not an object is validation.metadata-not-object's business.
+    (sent) => isObject(sent.metadata) && Object.keys(sent.metadata).length > 0,
+    (body, sent) => {
+      if (!has(body, 'metadata')) return `expected metadata ${show(sent.metadata)} (it was given), got no such field`;
+      return deepEqual(body.metadata, sent.metadata) ? undefined : `expected metadata ${show(sent.metadata)}, got ${show(body.metadata)}`;
+    },
+  ),
   everyObject('create.invoice-present', 'invoice is a non-empty string (in every payment request received)', 'Resources: invoice, a string, present "on create; on read" (BOLT11 text)', (body) => fieldsProblem(body, ['invoice'])),
   everyObject('create.payment-hash-format', 'paymentHash is 64 hex digits (in every payment request received)', 'Resources: paymentHash, a string, present "on create; on read"', (body) => fieldsProblem(body, ['paymentHash'])),
   everyObject('create.expires-at-format', 'expiresAt is an ISO 8601 UTC timestamp with milliseconds (in every payment request received)', 'Resources: expiresAt, always, "ISO 8601 UTC timestamp with milliseconds"', (body) => fieldsProblem(body, ['expiresAt'])),
@@ -164,14 +210,15 @@ export const createChecks: Check[] = [
       context.observe('createdAtPrecision', fraction === undefined ? 'whole seconds' : /^0+$/.test(fraction) ? `whole seconds (.${fraction})` : `${fraction.length} fraction digits`);
     },
   ),
-  onShared(
+  everyObject(
     'create.updated-at-not-before-created',
-    'updatedAt is not before createdAt',
-    RESOURCE,
+    'updatedAt is not before createdAt (in every payment request received)',
     'Resources: updatedAt "changes when the record changes" (so it starts at creation)',
-    (body) => {
-      assert(timeOf(body.updatedAt) >= timeOf(body.createdAt), `expected updatedAt ≥ createdAt, got createdAt ${show(body.createdAt)}, updatedAt ${show(body.updatedAt)}`);
-    },
+    (body) =>
+      timeOf(body.updatedAt) >= timeOf(body.createdAt) || !Number.isFinite(timeOf(body.updatedAt)) || !Number.isFinite(timeOf(body.createdAt))
+        ? undefined
+        : `expected updatedAt ≥ createdAt, got createdAt ${show(body.createdAt)}, updatedAt ${show(body.updatedAt)}`,
+    undefined,
     'SHOULD',
   ),
   everyObject('create.no-destination-wallet', 'destinationWallet is in no response', 'Resources: destinationWallet "is stored with the request … It is not among the fields shown in responses"', (body) =>
@@ -189,36 +236,50 @@ export const createChecks: Check[] = [
       if (body.isNwc === true) context.observe('mainKeyMode', 'non-custodial (isNwc true)');
     },
   ),
-  onShared('create.default-expiry', 'Without expiresIn, expiresAt is createdAt + 3600 s', 'Limits', 'Create: expiresIn "default 3600"; Limits: "expiresIn default: 3600 seconds"', (body) => {
-    assertValidity(body, 3600, 'without expiresIn');
-  }),
+  everyCreate(
+    'create.default-expiry',
+    'Without expiresIn, expiresAt is createdAt + 3600 s (every 201 of a create without expiresIn)',
+    'Limits',
+    'Create: expiresIn "default 3600"; Limits: "expiresIn default: 3600 seconds"',
+    defaultExpiry,
+    (body) => validityProblem(body, 3600),
+  ),
   {
     id: 'create.expires-in-honoured',
-    title: 'With expiresIn, expiresAt is createdAt + expiresIn',
+    title: 'With expiresIn, expiresAt is createdAt + expiresIn (every 201 of a create with expiresIn)',
     section: CREATE,
     statement: 'Create: expiresIn, "Validity in seconds"',
     level: 'MUST',
     profile: 'core',
+    last: true,
     async run(context) {
-      assertValidity(await sharedSecondRequest(context), SHARED_EXPIRES_IN, `with expiresIn ${SHARED_EXPIRES_IN}`);
+      await sharedSecondRequest(context);
+      const withExpiresIn = createsWhere(context, givenExpiry);
+      assertEvery(withExpiresIn, 'creates with expiresIn', ({ body, origin }) => validityProblem(body, origin!.sent!.expiresIn as number));
     },
   },
   {
     id: 'create.without-metadata',
-    title: 'A create without metadata (and with expiresIn) is accepted and echoes amount and description',
+    title: 'A create without metadata is accepted and echoes amount and description; every 201 without metadata shows none (absent, null or {})',
     section: CREATE,
     statement: 'Create: metadata, "Required: no"',
     level: 'MUST',
     profile: 'core',
+    last: true,
     async run(context) {
       const body = await sharedSecondRequest(context);
       assert(body.amount === SECOND_BODY.amount, `expected amount ${SECOND_BODY.amount}, got ${show(body.amount)}`);
       assert(body.description === SECOND_BODY.description, `expected description ${show(SECOND_BODY.description)}, got ${show(body.description)}`);
       const metadata = !has(body, 'metadata') ? 'absent' : body.metadata === null ? 'null' : isObject(body.metadata) && Object.keys(body.metadata).length === 0 ? '{}' : 'other';
-      assert(metadata !== 'other', `metadata was not given: expected it absent, null or {}, got ${show(body.metadata)}`);
       context.observe('metadataWhenAbsent', metadata);
       const extra = Object.keys(body).filter((key) => !SPEC_FIELDS.has(key));
       context.observe('extraFields', extra.length === 0 ? 'none' : extra.sort().join(', '));
+      assertEvery(createsWhere(context, noMetadata), 'creates without metadata', ({ body: created }) => {
+        const back = created.metadata;
+        return !has(created, 'metadata') || back === null || (isObject(back) && Object.keys(back).length === 0)
+          ? undefined
+          : `metadata was not given (or had no pairs): expected it absent, null or {}, got ${show(back)}`;
+      });
     },
   },
   {

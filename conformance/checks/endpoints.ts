@@ -55,8 +55,9 @@ export const endpointChecks: Check[] = [
     level: 'MUST',
     profile: 'core',
     last: true,
+    ask: (context) => context.shared('every endpoint × status asked', () => askEveryCombination(context)),
     async run(context) {
-      await askEveryCombination(context);
+      await context.shared('every endpoint × status asked', () => askEveryCombination(context));
       const seen = new Map<string, string>();
       for (const answer of context.client.v1Answers()) {
         if (!SPEC_STATUSES.has(answer.status)) continue;

@@ -1,11 +1,13 @@
 /**
  * Fee rules (spec: "Fee rules"): the worked table, the 999/1,000 threshold, and the two open points
  * — rounding of 0.5 % above 1,000 sats (floor, round half up or ceil, used consistently) and the
- * `feePercentage` shown below 1,000 sats (the rate 0.5 or the effective percentage).
+ * `feePercentage` shown below 1,000 sats (the rate 0.5 or the effective percentage). The samples
+ * fix the reading; every payment request the run received, of either key, is then held to it.
  */
 import type { Check, CheckContext } from '../check.js';
-import { accepted, probeAnswer } from './probes.js';
-import { assert, createPaymentRequest, sharedNwcRequest, sharedPaymentRequest, show, validBody } from './support.js';
+import { probeAnswer } from './probes.js';
+import { assertEvery, receivedPaymentRequests, type Received } from './received.js';
+import { assert, createPaymentRequest, SHARED_EXPIRES_IN, sharedNwcRequest, sharedPaymentRequest, show, validBody } from './support.js';
 import { AMOUNT_PROBES } from './validation.js';
 
 const SECTION = 'Fee rules';
@@ -14,8 +16,11 @@ const SECTION = 'Fee rules';
 async function feeOf(context: CheckContext, amount: number, key?: string): Promise<{ feeAmount: unknown; feePercentage: unknown }> {
   // The shared requests (1,000 sats) double as fee samples: fewer requests.
   if (amount === validBody().amount) return key === undefined ? sharedPaymentRequest(context) : sharedNwcRequest(context);
+  // The NWC key's samples give expiresIn, so the rules of every 201 and invoice about it see that side too.
   return context.shared(`fee request ${amount}${key === undefined ? '' : ' (NWC key)'}`, () =>
-    createPaymentRequest(context, { amount, description: `lnpr conformance fee check, ${amount} sats` }, key === undefined ? {} : { key }),
+    key === undefined
+      ? createPaymentRequest(context, { amount, description: `lnpr conformance fee check, ${amount} sats` })
+      : createPaymentRequest(context, { amount, description: `lnpr conformance fee check, ${amount} sats, NWC account`, expiresIn: SHARED_EXPIRES_IN }, { key }),
   );
 }
 
@@ -44,6 +49,26 @@ function allowedFees(amount: number): number[] {
   const percent = amount / 200;
   const readings = [Math.floor(percent), Math.round(percent), Math.ceil(percent), percent];
   return amount < 1000 ? readings.map((fee) => Math.max(10, fee)) : readings;
+}
+
+/** Every payment request the run received whose amount is a whole number of sats in `range`. */
+function receivedWithAmount(context: CheckContext, range: (amount: number) => boolean): Received[] {
+  return receivedPaymentRequests(context).filter(({ body }) => typeof body.amount === 'number' && Number.isSafeInteger(body.amount) && body.amount > 0 && range(body.amount));
+}
+
+/** The reading of feePercentage below 1,000 sats one request shows: the rate, the effective percentage, or neither. */
+function percentageReading(amount: number, feeAmount: unknown, feePercentage: unknown): 'rate' | 'effective' | 'neither' {
+  if (typeof feePercentage !== 'number') return 'neither';
+  if (feePercentage === 0.5) return 'rate';
+  // Effective: the fee as a percentage of the amount, to at least two decimals.
+  const effective = typeof feeAmount === 'number' && Math.abs(feePercentage - (feeAmount / amount) * 100) <= 0.005 + 1e-9;
+  // 0.5 is also the effective percentage nowhere below 1,000 (10 sats is over 1 % there), so no overlap.
+  return effective ? 'effective' : 'neither';
+}
+
+/** Whether `fee` is the fee of the rules for `amount` under some rounding. */
+function isAllowedFee(amount: number, fee: number): boolean {
+  return allowedFees(amount).some((allowed) => Math.abs(fee - allowed) <= 1e-9 * Math.max(1, allowed));
 }
 
 async function expectFees(context: CheckContext, rows: ReadonlyArray<[number, number]>): Promise<void> {
@@ -81,25 +106,32 @@ export const feeChecks: Check[] = [
   },
   {
     id: 'fees.percentage-from-threshold',
-    title: 'feePercentage is 0.5 for 1,000 and 10,000 sats',
+    title: 'feePercentage is 0.5 for 1,000 and 10,000 sats, and for every request of 1,000 sats or more the run received',
     section: SECTION,
-    statement: 'Fee rules: "A 10,000-sat payment shows feePercentage 0.5"',
+    statement: 'Fee rules: "A 10,000-sat payment shows feePercentage 0.5"; "1,000 sats or more: 0.5 % of the amount"',
     level: 'MUST',
     profile: 'core',
+    last: true,
     async run(context) {
       for (const amount of [1000, 10000]) {
         const { feePercentage } = await feeOf(context, amount);
         assert(feePercentage === 0.5, `${amount} sats: expected feePercentage 0.5, got ${show(feePercentage)}`);
       }
+      // A feePercentage that is not a number is create.fee-fields' business.
+      const shown = receivedWithAmount(context, (amount) => amount >= 1000).filter(({ body }) => typeof body.feePercentage === 'number');
+      assertEvery(shown, 'payment requests of 1,000 sats or more', ({ body }) =>
+        body.feePercentage === 0.5 ? undefined : `${body.amount} sats: expected feePercentage 0.5, got ${show(body.feePercentage)}`,
+      );
     },
   },
   {
     id: 'fees.rounding-above-threshold',
-    title: 'Above 1,000 sats the fee is 0.5 % rounded one way (floor, round or ceil) for every amount',
+    title: 'Above 1,000 sats the fee is 0.5 % rounded one way (floor, round or ceil), the same for every request the run received',
     section: SECTION,
     statement: 'Fee rules: 0.5 % of the amount ("Rounding of the fee … not shown": one rounding, any)',
     level: 'MUST',
     profile: 'core',
+    last: true,
     async run(context) {
       const fees = await Promise.all(ROUNDING_AMOUNTS.map(async (amount) => (await feeOf(context, amount)).feeAmount));
       const seen = ROUNDING_AMOUNTS.map((amount, index) => `${amount} → ${show(fees[index])}`).join(', ');
@@ -110,54 +142,59 @@ export const feeChecks: Check[] = [
         .map((name) => `${name}: ${ROUNDING_AMOUNTS.map((amount) => ROUNDINGS[name](amount)).join('/')}`)
         .join('; ');
       assert(matching.length > 0, `expected 0.5 % rounded one way for all of ${ROUNDING_AMOUNTS.join(', ')} sats (${expected}); got ${seen}`);
-      context.observe('feeRounding', matching[0]!);
+      const rounding = matching[0]!;
+      context.observe('feeRounding', rounding);
+      // Where 0.5 % is whole every rounding agrees; elsewhere the one the samples show. A fee no rounding gives is fees.accepted-amounts' business.
+      const rounded = receivedWithAmount(context, (amount) => amount >= 1000 && amount % 200 !== 0).filter(({ body }) => typeof body.feeAmount === 'number' && isAllowedFee(body.amount, body.feeAmount));
+      assertEvery(rounded, 'payment requests of 1,000 sats or more', ({ body }) =>
+        body.feeAmount === ROUNDINGS[rounding](body.amount)
+          ? undefined
+          : `${body.amount} sats: expected feeAmount ${ROUNDINGS[rounding](body.amount)} (0.5 % rounded by ${rounding}, as for ${ROUNDING_AMOUNTS.join(', ')} sats), got ${show(body.feeAmount)}`,
+      );
     },
   },
   {
     id: 'fees.percentage-below-threshold',
-    title: 'Below 1,000 sats feePercentage is the rate (0.5) or the effective percentage (fee ÷ amount × 100), consistently',
+    title: 'Below 1,000 sats feePercentage is the rate (0.5) or the effective percentage (fee ÷ amount × 100), the same reading for every request the run received',
     section: SECTION,
     statement: 'Fee rules: "the feePercentage value for payments under 1,000 sats: not shown" (one reasonable reading, consistently)',
     level: 'MUST',
     profile: 'core',
+    last: true,
     async run(context) {
       const bodies = await Promise.all(BELOW_THRESHOLD.map((amount) => feeOf(context, amount)));
-      const readings = BELOW_THRESHOLD.map((amount, index) => {
-        const { feeAmount, feePercentage } = bodies[index]!;
-        if (typeof feePercentage !== 'number') return 'neither';
-        const rate = feePercentage === 0.5;
-        // Effective: the fee as a percentage of the amount, to at least two decimals.
-        const effective = typeof feeAmount === 'number' && Math.abs(feePercentage - (feeAmount / amount) * 100) <= 0.005 + 1e-9;
-        // 0.5 is also the effective percentage nowhere below 1,000 (10 sats is over 1 % there), so no overlap.
-        return rate ? 'rate' : effective ? 'effective' : 'neither';
-      });
+      const readings = BELOW_THRESHOLD.map((amount, index) => percentageReading(amount, bodies[index]!.feeAmount, bodies[index]!.feePercentage));
       const seen = BELOW_THRESHOLD.map((amount, index) => `${amount} sats → fee ${show(bodies[index]!.feeAmount)}, feePercentage ${show(bodies[index]!.feePercentage)}`).join('; ');
       const distinct = new Set(readings);
       assert(
         distinct.size === 1 && !distinct.has('neither'),
         `expected feePercentage below 1,000 sats to be 0.5 for every amount, or fee ÷ amount × 100 (±0.005) for every amount; got ${seen}`,
       );
-      context.observe('feePercentageBelow1000', readings[0]!);
+      const reading = readings[0]!;
+      context.observe('feePercentageBelow1000', reading);
+      const shown = receivedWithAmount(context, (amount) => amount < 1000).filter(({ body }) => typeof body.feePercentage === 'number' && typeof body.feeAmount === 'number');
+      assertEvery(shown, 'payment requests under 1,000 sats', ({ body }) => {
+        const shown = percentageReading(body.amount, body.feeAmount, body.feePercentage);
+        return shown === reading ? undefined : `${body.amount} sats, fee ${show(body.feeAmount)}: expected feePercentage by the reading of ${BELOW_THRESHOLD.join(', ')} sats (${reading}), got ${show(body.feePercentage)} (${shown})`;
+      });
     },
   },
   {
     id: 'fees.accepted-amounts',
-    title: 'Every amount the target accepts (1e3, 21, fractions, millions…) gets the fee of the rules for the amount echoed',
+    title: 'Every payment request the run received (amounts of 1e3, 21, fractions, millions…; every key) has the fee of the rules for its amount',
     section: SECTION,
     statement: 'What the service does: "A fee is charged on each payment"; Fee rules: under 1,000 sats the higher of 10 sats and 0.5 %, from 1,000 sats 0.5 %',
     level: 'MUST',
     profile: 'core',
+    last: true,
     async run(context) {
-      const answers = await Promise.all(AMOUNT_PROBES.map((probe) => probeAnswer(context, probe)));
-      const wrong = AMOUNT_PROBES.flatMap((probe, index) => {
-        const answer = answers[index]!;
-        if (!accepted(answer) || typeof answer.body.amount !== 'number') return [];
-        const { amount, feeAmount } = answer.body;
-        const allowed = allowedFees(amount);
-        const ok = typeof feeAmount === 'number' && allowed.some((fee) => Math.abs(feeAmount - fee) <= 1e-9 * Math.max(1, fee));
-        return ok ? [] : [`${probe.label} (echoed amount ${show(amount)}): expected feeAmount ${[...new Set(allowed)].map(String).join(' or ')}, got ${show(feeAmount)}`];
-      });
-      assert(wrong.length === 0, wrong.join('; '));
+      // The amount probes (shared with create.amount-values) are among the requests reviewed.
+      await Promise.all(AMOUNT_PROBES.map((probe) => probeAnswer(context, probe)));
+      // A feeAmount that is not a number is create.fee-fields' business.
+      const priced = receivedPaymentRequests(context).filter(({ body }) => typeof body.amount === 'number' && typeof body.feeAmount === 'number');
+      assertEvery(priced, 'payment requests', ({ body: { amount, feeAmount } }) =>
+        isAllowedFee(amount, feeAmount) ? undefined : `amount ${show(amount)}: expected feeAmount ${[...new Set(allowedFees(amount))].map(String).join(' or ')}, got ${show(feeAmount)}`,
+      );
     },
   },
   {
@@ -170,7 +207,8 @@ export const feeChecks: Check[] = [
     needs: ['nwcKey'],
     async run(context) {
       const nwcKey = context.options.nwcKey!;
-      const amounts = [100, 1000, 1100];
+      // Both sides of the 1,000-sat threshold, and a rounded amount.
+      const amounts = [100, 999, 1000, 1100];
       const wrong: string[] = [];
       for (const amount of amounts) {
         const [main, nwc] = await Promise.all([feeOf(context, amount), feeOf(context, amount, nwcKey)]);

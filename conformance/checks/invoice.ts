@@ -1,24 +1,18 @@
 /**
  * The invoice (spec: "Resources › Payment request": "The Lightning invoice (BOLT11 text)"), decoded
  * independently: a valid signature, a known network, and the values of the payment request — amount,
- * payment hash, expiry, description (or its hash), timestamp — plus a payment secret.
+ * payment hash, expiry, description (or its hash), timestamp — plus a payment secret. Each rule holds
+ * for every invoice the run received, in every check; and the invoices tell the modes apart: one
+ * network for all, one node for the custodial ones (the NWC side: nwc.invoice-from-wallet).
  */
+import { utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Check, CheckContext } from '../check.js';
 import { CheckFailure, CheckSkipped } from '../check-errors.js';
-import { decodeInvoice, verifyInvoiceSignature, type DecodedInvoice } from './bolt11-reader.js';
+import { decodeInvoice, type DecodedInvoice } from './bolt11-reader.js';
 import { probeAnswer, value } from './probes.js';
-import {
-  assert,
-  HEX_64,
-  hexValue,
-  expectCreated,
-  SHARED_EXPIRES_IN,
-  sharedPaymentRequest,
-  sharedSecondRequest,
-  sha256Hex,
-  show,
-  timeOf,
-} from './support.js';
+import { givenExpiry } from './create.js';
+import { assertEvery, decodedInvoices, receivedInvoices, signerOf, type Received, type ReceivedInvoice } from './received.js';
+import { assert, HEX_64, hexValue, expectCreated, sharedPaymentRequest, sharedSecondRequest, sha256Hex, show, timeOf } from './support.js';
 
 const SECTION = 'Resources › Payment request';
 
@@ -43,27 +37,22 @@ function sharedDecoded(context: CheckContext): Promise<{ body: Record<string, an
   });
 }
 
-function onInvoice(id: string, title: string, statement: string, test: (body: Record<string, any>, invoice: DecodedInvoice, context: CheckContext) => void | Promise<void>): Check {
-  return {
-    id,
-    title,
-    section: SECTION,
-    statement,
-    level: 'MUST',
-    profile: 'core',
-    async run(context) {
-      const { body, invoice } = await sharedDecoded(context);
-      await test(body, invoice, context);
-    },
-  };
+/** An amount in sats as msat (a decimal string), exactly: a fractional one too (100.5 sats: 100,500 msat, which an invoice can ask). */
+function msatOf(amount: unknown): string | undefined {
+  if (typeof amount !== 'number') return undefined;
+  if (Number.isSafeInteger(amount)) return (BigInt(amount) * 1000n).toString();
+  return Number.isSafeInteger(amount * 1000) ? String(amount * 1000) : undefined;
 }
 
 /** Checks the values every invoice must carry for its payment request. */
 export function invoiceProblems(body: Record<string, any>, invoice: DecodedInvoice): string[] {
   const problems: string[] = [];
   if (!/^0[23][0-9a-f]{64}$/.test(invoice.payeeNodeKey)) problems.push(`payee key recovered from the signature: expected 33 bytes of hex, got ${show(invoice.payeeNodeKey)}`);
-  const expectedMsat = typeof body.amount === 'number' && Number.isSafeInteger(body.amount) ? (BigInt(body.amount) * 1000n).toString() : undefined;
-  if (invoice.millisatoshis !== expectedMsat) problems.push(`amount: expected ${show(body.amount)} sats (${expectedMsat} msat), the invoice asks ${invoice.millisatoshis ?? 'no amount'} msat`);
+  const expectedMsat = msatOf(body.amount);
+  // An amount that is not a number is create.amount-echo's business; one beyond exact arithmetic (over 2^53) cannot be compared.
+  if (expectedMsat !== undefined && invoice.millisatoshis !== expectedMsat) {
+    problems.push(`amount: expected ${show(body.amount)} sats (${expectedMsat} msat), the invoice asks ${invoice.millisatoshis ?? 'no amount'} msat`);
+  }
   if (hexValue(invoice.paymentHash) !== hexValue(body.paymentHash)) problems.push(`payment hash: expected paymentHash ${show(body.paymentHash)}, the invoice has ${show(invoice.paymentHash)}`);
   if (invoice.paymentSecret === undefined || !HEX_64.test(invoice.paymentSecret)) problems.push(`payment secret: expected 32 bytes (s field), got ${show(invoice.paymentSecret)}`);
   return problems;
@@ -81,82 +70,212 @@ function descriptionProblem(description: unknown, invoice: DecodedInvoice): stri
   return 'expected a d (description) or h (description hash) field, got neither';
 }
 
+/** The most UTF-8 bytes a d field holds: its data length is 10 bits of 5-bit words (1,023 × 5 bits). */
+const D_FIELD_MAX_BYTES = 639;
+
+/** Whether a description fits a d field (so h is not needed for it). */
+function fitsD(description: unknown): boolean {
+  return typeof description === 'string' && utf8ToBytes(description).length <= D_FIELD_MAX_BYTES;
+}
+
+/** A received invoice that decodes. */
+export type Decoded = ReceivedInvoice & { decoded: DecodedInvoice };
+
+/**
+ * A rule of the invoice against its payment request, held for every invoice the run received
+ * that `applies` (every one by default): each 201 and GET, of every key, in every check. The
+ * shared request's invoice must decode first (otherwise the check fails with the decoder's
+ * reason); any other that does not decode is invoice.decodes' business.
+ */
+function everyInvoice(
+  id: string,
+  title: string,
+  statement: string,
+  problemOf: (entry: Decoded, context: CheckContext) => string | undefined | Promise<string | undefined>,
+  options: { applies?: (entry: Decoded) => boolean; level?: Check['level']; section?: string; needs?: Check['needs']; before?: (context: CheckContext) => Promise<void> } = {},
+): Check {
+  return {
+    id,
+    title,
+    section: options.section ?? SECTION,
+    statement,
+    level: options.level ?? 'MUST',
+    profile: 'core',
+    ...(options.needs ? { needs: options.needs } : {}),
+    last: true,
+    async run(context) {
+      await sharedDecoded(context);
+      await options.before?.(context);
+      const entries = (await decodedInvoices(context)).filter((entry) => options.applies?.(entry) ?? true);
+      const problems = new Map<Decoded, string | undefined>();
+      for (const entry of entries) problems.set(entry, await problemOf(entry, context));
+      assertEvery(entries, 'invoices', (entry) => problems.get(entry));
+    },
+  };
+}
+
+/** The create body of an invoice's request, when the run made it. */
+const sentOf = (entry: Received) => entry.origin?.sent;
+
+/** Whether an invoice's request was created without expiresIn (absent or null). */
+const createdWithDefaultExpiry = (entry: Received) => {
+  const sent = sentOf(entry);
+  return sent !== undefined && (sent.expiresIn === undefined || sent.expiresIn === null);
+};
+
+/** Whether an invoice's request was created with a validity (a positive expiresIn), or by a create the run did not see. */
+const createdWithExpiry = (entry: Received) => {
+  const sent = sentOf(entry);
+  return sent === undefined || givenExpiry(sent);
+};
+
+/** The nodes that sign custodial (isNwc false) invoices, each with the first invoice it signed. */
+export function custodialSigners(entries: readonly Decoded[]): Map<string, Decoded> {
+  const signers = new Map<string, Decoded>();
+  for (const entry of entries) if (entry.body.isNwc === false && !signers.has(entry.decoded.payeeNodeKey)) signers.set(entry.decoded.payeeNodeKey, entry);
+  return signers;
+}
+
 /** The invoice checks. */
 export const invoiceChecks: Check[] = [
-  onInvoice('invoice.decodes', 'The invoice decodes as BOLT11 (bolt11 package) with a signature that recovers a node key', 'Resources: invoice, "The Lightning invoice (BOLT11 text)"', (_body, invoice) => {
-    assert(/^0[23][0-9a-f]{64}$/.test(invoice.payeeNodeKey), `expected the signature to recover a 33-byte node key, got ${show(invoice.payeeNodeKey)}`);
-  }),
-  onInvoice('invoice.signature-valid', 'The invoice signature verifies (checked a second time with @noble/curves)', 'Resources: invoice, "The Lightning invoice (BOLT11 text)" (BOLT 11: signed by the payee)', (body, invoice) => {
-    let key: string;
-    try {
-      key = verifyInvoiceSignature(body.invoice);
-    } catch (error) {
-      throw new CheckFailure(`the invoice signature is not valid: ${(error as Error).message}`);
-    }
-    assert(key === invoice.payeeNodeKey, `two decoders recover different keys from the signature: ${key} and ${invoice.payeeNodeKey}`);
-    assert(invoice.payeeNodeKeyTag === undefined || invoice.payeeNodeKeyTag === key, `the n field names ${invoice.payeeNodeKeyTag}, but the signature is by ${key}`);
-  }),
-  onInvoice('invoice.network', 'The invoice prefix names a Bitcoin network (lnbcrt, lntbs, lntb, lnbc)', 'What the service does: "creates Bitcoin Lightning payment requests"', (_body, invoice, context) => {
-    context.observe('network', invoice.network);
+  everyInvoice(
+    'invoice.decodes',
+    'Every invoice decodes as BOLT11 (bolt11 package) with a signature that recovers a node key',
+    'Resources: invoice, "The Lightning invoice (BOLT11 text)"',
+    (entry) => (/^0[23][0-9a-f]{64}$/.test(entry.decoded.payeeNodeKey) ? undefined : `expected the signature to recover a 33-byte node key, got ${show(entry.decoded.payeeNodeKey)}`),
+    {
+      // Undecodable invoices are this check's own business: review them too.
+      async before(context) {
+        assertEvery(await receivedInvoices(context), 'invoices', (entry) => entry.error);
+      },
+    },
+  ),
+  everyInvoice(
+    'invoice.signature-valid',
+    'Every invoice signature verifies (checked a second time with @noble/curves)',
+    'Resources: invoice, "The Lightning invoice (BOLT11 text)" (BOLT 11: signed by the payee)',
+    async ({ invoice, decoded }, context) => {
+      const key = await signerOf(context, invoice);
+      if (key instanceof Error) return `the invoice signature is not valid: ${key.message}`;
+      if (key !== decoded.payeeNodeKey) return `two decoders recover different keys from the signature: ${key} and ${decoded.payeeNodeKey}`;
+      return decoded.payeeNodeKeyTag === undefined || decoded.payeeNodeKeyTag === key ? undefined : `the n field names ${decoded.payeeNodeKeyTag}, but the signature is by ${key}`;
+    },
+  ),
+  everyInvoice(
+    'invoice.network',
+    'Every invoice prefix names a Bitcoin network (lnbcrt, lntbs, lntb, lnbc)',
+    'What the service does: "creates Bitcoin Lightning payment requests"',
     // Simnet (lnsb) decodes, but it is a btcd test harness, not a Bitcoin network a wallet pays on.
-    assert(BITCOIN_NETWORKS.includes(invoice.network), `expected a Bitcoin network (${BITCOIN_NETWORKS.join(', ')}), got ${invoice.network} (prefix ${invoice.prefix})`);
-  }),
-  onInvoice('invoice.amount', 'The invoice amount is the amount in sats', 'What the service does: "Amounts are in satoshis" (the invoice asks amount × 1,000 msat)', (body, invoice) => {
-    const problems = invoiceProblems(body, invoice).filter((problem) => problem.startsWith('amount'));
-    assert(problems.length === 0, problems.join('; '));
-  }),
-  onInvoice('invoice.payment-hash', 'The invoice payment hash is paymentHash', 'Resources: paymentHash, "Payment hash for tracking" (the invoice\'s)', (body, invoice) => {
-    assert(
-      hexValue(invoice.paymentHash) === hexValue(body.paymentHash),
-      `expected the invoice's payment hash to be paymentHash ${show(body.paymentHash)}, got ${show(invoice.paymentHash)}`,
-    );
-  }),
-  onInvoice('invoice.payment-secret', 'The invoice carries a payment secret (32 bytes)', 'Resources: invoice, BOLT11 text (BOLT 11: "A writer MUST include exactly one s field")', (_body, invoice) => {
-    assert(invoice.paymentSecret !== undefined && HEX_64.test(invoice.paymentSecret), `expected a payment secret (s field) of 64 hex digits, got ${show(invoice.paymentSecret)}`);
-  }),
-  onInvoice('invoice.expiry-default', 'Without expiresIn the invoice expiry is 3600 s', 'Create: expiresIn "Validity in seconds; default 3600" (the invoice\'s validity)', (_body, invoice) => {
-    assert(invoice.expireTime === 3600, `expected an expiry of 3600 s (x field, or none for the default), got ${invoice.expireTime} s`);
-  }),
+    ({ decoded }) => (BITCOIN_NETWORKS.includes(decoded.network) ? undefined : `expected a Bitcoin network (${BITCOIN_NETWORKS.join(', ')}), got ${decoded.network} (prefix ${decoded.prefix})`),
+    {
+      async before(context) {
+        context.observe('network', (await sharedDecoded(context)).invoice.network);
+      },
+    },
+  ),
   {
-    id: 'invoice.expiry-given',
-    title: 'With expiresIn the invoice expiry is expiresIn',
+    id: 'invoice.one-network',
+    title: "All the invoices of one server are on one network (custodial and non-custodial alike)",
     section: SECTION,
-    statement: 'Create: expiresIn "Validity in seconds" (the invoice\'s validity)',
+    statement: 'What the service does: one service creates the payment requests of both modes (a payer on one chain can pay every one)',
     level: 'MUST',
     profile: 'core',
+    last: true,
     async run(context) {
-      const invoice = decodeOf(await sharedSecondRequest(context), `the request with expiresIn ${SHARED_EXPIRES_IN}`);
-      assert(invoice.expireTime === SHARED_EXPIRES_IN, `expected an invoice expiry of ${SHARED_EXPIRES_IN} s (expiresIn), got ${invoice.expireTime} s`);
+      await sharedDecoded(context);
+      // A network that is not Bitcoin's is invoice.network's business.
+      const entries = (await decodedInvoices(context)).filter(({ decoded }) => BITCOIN_NETWORKS.includes(decoded.network));
+      const first = entries[0];
+      assertEvery(entries, 'invoices on a Bitcoin network', ({ decoded }) =>
+        decoded.network === first!.decoded.network ? undefined : `on ${decoded.network} (prefix ${decoded.prefix}); the invoice of ${first!.where} is on ${first!.decoded.network}`,
+      );
     },
   },
-  onInvoice('invoice.description', 'The invoice description is the description (d), or its SHA-256 (h)', 'Resources: description, "Description of the payment" (the invoice\'s)', (body, invoice) => {
-    const problem = descriptionProblem(body.description, invoice);
-    assert(problem === undefined, problem!);
-  }),
-  {
-    id: 'invoice.long-description',
-    title: 'A description too long for the d field (255 × "⚡", 765 UTF-8 bytes) is committed to by h = SHA-256',
-    section: SECTION,
-    statement: 'Resources: description "at most 255 characters" (BOLT 11: a description that does not fit goes as its hash)',
-    level: 'MUST',
-    profile: 'core',
-    async run(context) {
-      const description = '⚡'.repeat(255);
-      // The same request validation.description-255-accepted sends (shared): accepting it is that check's business.
-      const answer = await probeAnswer(context, value('description', 'accept', description));
-      if (answer.status === 400) throw new CheckSkipped('the target rejects a 255-character description of 765 UTF-8 bytes (400), so there is no invoice to read');
-      const body = expectCreated(answer, 'POST with a description of 255 × "⚡"');
-      const problem = descriptionProblem(description, decodeOf(body, 'the request with a 765-byte description'));
-      assert(problem === undefined, problem!);
+  everyInvoice('invoice.amount', 'Every invoice amount is the amount in sats', 'What the service does: "Amounts are in satoshis" (the invoice asks amount × 1,000 msat)', ({ body, decoded }) =>
+    invoiceProblems(body, decoded).find((problem) => problem.startsWith('amount')),
+  ),
+  everyInvoice('invoice.payment-hash', 'Every invoice payment hash is paymentHash', 'Resources: paymentHash, "Payment hash for tracking" (the invoice\'s)', ({ body, decoded }) =>
+    hexValue(decoded.paymentHash) === hexValue(body.paymentHash) ? undefined : `expected the invoice's payment hash to be paymentHash ${show(body.paymentHash)}, got ${show(decoded.paymentHash)}`,
+  ),
+  everyInvoice('invoice.payment-secret', 'Every invoice carries a payment secret (32 bytes)', 'Resources: invoice, BOLT11 text (BOLT 11: "A writer MUST include exactly one s field")', ({ decoded }) =>
+    decoded.paymentSecret !== undefined && HEX_64.test(decoded.paymentSecret) ? undefined : `expected a payment secret (s field) of 64 hex digits, got ${show(decoded.paymentSecret)}`,
+  ),
+  everyInvoice(
+    'invoice.expiry-default',
+    'Without expiresIn the invoice expiry is 3600 s (every invoice of a request created without it)',
+    'Create: expiresIn "Validity in seconds; default 3600" (the invoice\'s validity)',
+    ({ decoded }) => (decoded.expireTime === 3600 ? undefined : `expected an expiry of 3600 s (x field, or none for the default), got ${decoded.expireTime} s`),
+    { applies: createdWithDefaultExpiry },
+  ),
+  everyInvoice(
+    'invoice.expiry-given',
+    'With expiresIn the invoice expiry is expiresIn (every invoice of a request created with it; of others, expiresAt − createdAt)',
+    'Create: expiresIn "Validity in seconds" (the invoice\'s validity)',
+    ({ body, decoded, origin }) => {
+      const given = origin?.sent?.expiresIn;
+      const seconds = typeof given === 'number' ? given : (timeOf(body.expiresAt) - timeOf(body.createdAt)) / 1000;
+      const what = typeof given === 'number' ? `expiresIn ${given}` : `expiresAt − createdAt (${seconds} s)`;
+      return Math.abs(decoded.expireTime - seconds) < 1 ? undefined : `expected an invoice expiry of ${what}, got ${decoded.expireTime} s`;
     },
-  },
-  onInvoice('invoice.timestamp', 'The invoice timestamp is createdAt (whole seconds, ±1 s)', 'Resources: createdAt (the invoice is created then)', (body, invoice) => {
+    { applies: createdWithExpiry, before: async (context) => void (await sharedSecondRequest(context)) },
+  ),
+  everyInvoice(
+    'invoice.description',
+    'The invoice description is the description (d), or its SHA-256 (h), for every description that fits a d field',
+    'Resources: description, "Description of the payment" (the invoice\'s)',
+    ({ body, decoded }) => descriptionProblem(body.description, decoded),
+    { applies: ({ body }) => fitsD(body.description) || typeof body.description !== 'string' },
+  ),
+  everyInvoice(
+    'invoice.long-description',
+    'A description too long for the d field (255 × "⚡", 765 UTF-8 bytes, and every other) is committed to by h = SHA-256',
+    'Resources: description "at most 255 characters" (BOLT 11: a description that does not fit goes as its hash)',
+    ({ body, decoded }) => descriptionProblem(body.description, decoded),
+    {
+      applies: ({ body }) => typeof body.description === 'string' && !fitsD(body.description),
+      async before(context) {
+        const description = '⚡'.repeat(255);
+        // The same request validation.description-255-accepted sends (shared): accepting it is that check's business.
+        const answer = await probeAnswer(context, value('description', 'accept', description));
+        if (answer.status === 400) throw new CheckSkipped('the target rejects a 255-character description of 765 UTF-8 bytes (400), so there is no invoice to read');
+        const problem = descriptionProblem(description, decodeOf(expectCreated(answer, 'POST with a description of 255 × "⚡"'), 'the request with a 765-byte description'));
+        assert(problem === undefined, `POST with a description of 255 × "⚡": ${problem}`);
+      },
+    },
+  ),
+  everyInvoice(
+    'invoice.description-in-d',
+    'A description that fits the d field (at most 639 UTF-8 bytes) goes in d, not only as its hash in h',
+    'Resources: description, "Description of the payment" (the payer\'s wallet shows d; h only where d cannot hold it: SHOULD)',
+    ({ body, decoded }) =>
+      decoded.description !== undefined ? undefined : `the description ${show(body.description)} fits a d field (${utf8ToBytes(String(body.description)).length} UTF-8 bytes), but the invoice carries only its hash (h)`,
+    { applies: ({ body }) => fitsD(body.description), level: 'SHOULD' },
+  ),
+  everyInvoice('invoice.timestamp', 'Every invoice timestamp is createdAt (whole seconds, ±1 s)', 'Resources: createdAt (the invoice is created then)', ({ body, decoded }) => {
     const created = timeOf(body.createdAt);
-    assert(Number.isFinite(created), `createdAt is not a readable timestamp: ${show(body.createdAt)}`);
+    if (!Number.isFinite(created)) return `createdAt is not a readable timestamp: ${show(body.createdAt)}`;
     const expected = Math.floor(created / 1000);
-    assert(
-      Math.abs(invoice.timestamp - expected) <= 1,
-      `expected the invoice timestamp ${expected} (createdAt ${body.createdAt}) ±1 s, got ${invoice.timestamp} (${new Date(invoice.timestamp * 1000).toISOString()})`,
-    );
+    return Math.abs(decoded.timestamp - expected) <= 1
+      ? undefined
+      : `expected the invoice timestamp ${expected} (createdAt ${body.createdAt}) ±1 s, got ${decoded.timestamp} (${new Date(decoded.timestamp * 1000).toISOString()})`;
   }),
+  {
+    id: 'invoice.one-service-node',
+    title: 'All custodial invoices (isNwc false) are signed by one node: the service\'s',
+    section: 'What the service does',
+    statement: 'What the service does: custodial payments are "processed by the service\'s managed system" (its node is the payee of every custodial invoice)',
+    level: 'MUST',
+    profile: 'core',
+    last: true,
+    async run(context) {
+      await sharedDecoded(context);
+      const entries = (await decodedInvoices(context)).filter(({ body }) => body.isNwc === false);
+      if (entries.length < 2) throw new CheckSkipped(`the run received ${entries.length} custodial invoice(s): too few to compare`);
+      const [node, first] = [...custodialSigners(entries)][0]!;
+      context.observe('custodialNodes', String(custodialSigners(entries).size));
+      assertEvery(entries, 'custodial invoices', ({ decoded }) =>
+        decoded.payeeNodeKey === node ? undefined : `signed by ${decoded.payeeNodeKey}; the custodial invoice of ${first.where} by ${node}`,
+      );
+    },
+  },
 ];

@@ -1,7 +1,8 @@
 /**
  * States and transitions (spec: "States and transitions"): a paid request reads `completed` with a
  * `preimage` whose SHA-256 is `paymentHash` and a later `updatedAt`; a failed one `failed`; one past
- * its `expiresIn` `expired`; and terminal states stay terminal. Completion works through the target's
+ * its `expiresIn` `expired`, and not a second before; `updatedAt` moves on every transition any
+ * answer shows; and terminal states stay terminal. Completion works through the target's
  * `/sandbox/v1` controls or a pay command; the other transitions need the controls.
  */
 import { hexToBytes } from '@noble/hashes/utils.js';
@@ -9,7 +10,8 @@ import type { Check, CheckContext } from '../check.js';
 import { CheckFailure, CheckSkipped } from '../check-errors.js';
 import type { ApiAnswer } from '../client.js';
 import type { LifecycleDriver } from '../lifecycle-driver.js';
-import { differences } from './read.js';
+import { differences, everyLaterRead } from './read.js';
+import { assertEvery, receivedPaymentRequests, type Received } from './received.js';
 import {
   assert,
   COLLECTION,
@@ -63,7 +65,10 @@ function settleDeadline(context: CheckContext): number {
   return context.lifecycle?.kind === 'controls' ? CONTROLS_DEADLINE_MS : PAY_COMMAND_DEADLINE_MS;
 }
 
-/** Lets the target's time move on by more than a second, so `updatedAt` can differ even at whole seconds. */
+/**
+ * Lets the target's time move on by more than a second before a transition, so `updatedAt` can
+ * differ even at whole seconds (lifecycle.updated-at-every-transition holds every transition to it).
+ */
 async function letTimePass(driver: LifecycleDriver): Promise<void> {
   if (driver.kind === 'controls') await driver.advanceClock(1);
   else await sleep(1100);
@@ -96,13 +101,18 @@ function sharedCompletion(context: CheckContext): Promise<Completion> {
 function sharedExpired(context: CheckContext): Promise<Array<Record<string, any>> & { expiresIn: number }> {
   return context.shared('expired requests', async () => {
     const driver = driverOf(context);
-    const expiresIn = await acceptedShortExpiry(context);
+    const expiresIn = await shortExpiry(context);
     const requests = await Promise.all(
       [1, 2].map((n) => createPaymentRequest(context, { amount: 1000, description: `lnpr conformance lifecycle: expiry ${n}`, expiresIn })),
     );
     await driver.advanceClock(expiresIn + 1);
     return Object.assign(requests, { expiresIn });
   });
+}
+
+/** The shortest candidate `expiresIn` the target accepts, probed once per run. */
+function shortExpiry(context: CheckContext): Promise<number> {
+  return context.shared('short expiresIn', () => acceptedShortExpiry(context));
 }
 
 /** The shortest candidate `expiresIn` the target accepts (probed with a create; a 400 means "too short"). */
@@ -114,6 +124,72 @@ async function acceptedShortExpiry(context: CheckContext): Promise<number> {
   }
   throw new CheckFailure(`the target refused every expiresIn tried (${EXPIRY_CANDIDATES.join(', ')} s), 3600 (the spec's default) included`);
 }
+
+/**
+ * How far before `expiresAt` a running clock is set for the "just before" reading: the reads that
+ * follow must fit in it (the clock, read after them, tells whether they did).
+ */
+const RUNNING_CLOCK_MARGIN_MS = 300;
+
+/** GET's and the status endpoint's status of a request, read one after the other. */
+async function bothStatuses(context: CheckContext, id: string): Promise<{ read: unknown; status: unknown }> {
+  const read = (await getPaymentRequest(context, id)).status;
+  return { read, status: await reportedStatus(context, id) };
+}
+
+/**
+ * Reads a request just before its `expiresAt` and just after, on the account's clock, moved in
+ * whole seconds (the control API's unit): at most a second before (a frozen clock) or 0.3 to 1.3 s
+ * (a running one), and at most a second after. A clock read after the "before" reads proves they
+ * happened before `expiresAt`; one read before the "after" reads proves those happened after it.
+ */
+async function expiryBoundary(context: CheckContext): Promise<void> {
+  const driver = driverOf(context);
+  const expiresIn = await shortExpiry(context);
+  await driver.holdingClock(async (clock) => {
+    const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance lifecycle: expiry boundary', expiresIn });
+    const expiresAt = timeOf(created.expiresAt);
+    assert(Number.isFinite(expiresAt), `the 201 body: expiresAt ${show(created.expiresAt)} is not a readable timestamp`);
+    const onClock = (ms: number) => `${new Date(ms).toISOString()} on the account's clock`;
+    const margin = clock.frozen ? 0 : RUNNING_CLOCK_MARGIN_MS;
+    const steps = Math.ceil((expiresAt - margin - (await driver.readClock()).nowMs) / 1000) - 1;
+    if (steps < 0) throw new CheckSkipped(`the account's clock is already within a second of expiresAt ${created.expiresAt} after the create`);
+    await clock.advance(steps);
+    const before = await bothStatuses(context, created.id);
+    const readBy = (await driver.readClock()).nowMs;
+    if (readBy >= expiresAt) throw new CheckSkipped(`the account's clock (it runs) passed expiresAt while the request was read, so the reading proves nothing`);
+    assert(
+      before.read === 'pending' && before.status === 'pending',
+      `${expiresAt - readBy} ms or more before expiresAt ${created.expiresAt} (read by ${onClock(readBy)}): expected "pending" on GET and on the status endpoint; GET ${show(before.read)}, status endpoint ${show(before.status)}`,
+    );
+    // Strictly past expiresAt: whether the instant itself has "passed" is the target's reading.
+    await clock.advance(Math.max(0, Math.floor((expiresAt - (await driver.readClock()).nowMs) / 1000) + 1));
+    const readFrom = (await driver.readClock()).nowMs;
+    assert(readFrom > expiresAt, `the account's clock reads ${onClock(readFrom)} after being moved past expiresAt ${created.expiresAt}`);
+    const after = await bothStatuses(context, created.id);
+    assert(
+      after.read === 'expired' && after.status === 'expired',
+      `${readFrom - expiresAt} ms or less after expiresAt ${created.expiresAt} (read from ${onClock(readFrom)}): expected "expired" on GET and on the status endpoint; GET ${show(after.read)}, status endpoint ${show(after.status)}`,
+    );
+  });
+}
+
+/**
+ * What is wrong with `later`'s updatedAt given `earlier`, an answer about the same request that
+ * came back before `later` was asked for: a transition moves it forward, and it never goes back.
+ */
+function updatedAtProblem(earlier: Received, later: Received): string | undefined {
+  const [before, after] = [timeOf(earlier.body.updatedAt), timeOf(later.body.updatedAt)];
+  // Unreadable timestamps are create.timestamps-format's business, statuses outside the four create.status-pending's and the others'.
+  if (!Number.isFinite(before) || !Number.isFinite(after) || !isState(earlier.body.status) || !isState(later.body.status)) return undefined;
+  const was = `${earlier.where} read ${show(earlier.body.status)} with updatedAt ${earlier.body.updatedAt}`;
+  if (earlier.body.status !== later.body.status && !(after > before)) {
+    return `reads ${show(later.body.status)} with updatedAt ${later.body.updatedAt}, but before it ${was}: the transition did not move updatedAt forward`;
+  }
+  return after < before ? `updatedAt ${later.body.updatedAt} is earlier than before: ${was}` : undefined;
+}
+
+const isState = (status: unknown) => status === 'pending' || status === 'completed' || status === 'expired' || status === 'failed';
 
 /** Tries a control transition directly (the driver would fail the check on a refusal, which is right here). */
 async function attempt(context: CheckContext, id: string, transition: 'complete' | 'fail'): Promise<string> {
@@ -152,8 +228,9 @@ async function staysTerminal(
   return { before, after };
 }
 
-function lifecycleCheck(id: string, title: string, statement: string, run: Check['run'], needs?: Check['needs']): Check {
-  return { id, title, section: SECTION, statement, level: 'MUST', profile: 'lifecycle', ...(needs ? { needs } : {}), run };
+/** A lifecycle check; `last` to review every answer the run received. */
+function lifecycleCheck(id: string, title: string, statement: string, run: Check['run'], needs?: Check['needs'], last = false): Check {
+  return { id, title, section: SECTION, statement, level: 'MUST', profile: 'lifecycle', ...(needs ? { needs } : {}), ...(last ? { last } : {}), run };
 }
 
 /** The lifecycle checks. */
@@ -162,13 +239,23 @@ export const lifecycleChecks: Check[] = [
     const { after } = await sharedCompletion(context);
     assert(after.status === 'completed', `after payment (waited up to ${settleDeadline(context) / 1000} s): expected GET status "completed", got ${show(after.status)}`);
   }),
-  lifecycleCheck('lifecycle.preimage', 'A completed request carries a preimage whose SHA-256 is paymentHash', 'States: completed, "a preimage is then available"; Resources: preimage, "proof of payment"', async (context) => {
-    const { after } = await sharedCompletion(context);
-    if (after.status !== 'completed') throw new CheckSkipped(`the paid request reads ${show(after.status)}, not completed (lifecycle.completes' business)`);
-    assert(typeof after.preimage === 'string' && HEX_64.test(after.preimage), `completed: expected preimage 64 hex digits, got ${show(after.preimage)}`);
-    const hash = sha256Hex(hexToBytes(after.preimage.toLowerCase()));
-    assert(hash === hexValue(after.paymentHash), `completed: expected SHA-256(preimage) = paymentHash ${show(after.paymentHash)}, got ${hash}`);
-  }),
+  lifecycleCheck(
+    'lifecycle.preimage',
+    'Every answer that reads completed carries a preimage whose SHA-256 is paymentHash',
+    'States: completed, "a preimage is then available"; Resources: preimage, "proof of payment"',
+    async (context) => {
+      const { after } = await sharedCompletion(context);
+      if (after.status !== 'completed') throw new CheckSkipped(`the paid request reads ${show(after.status)}, not completed (lifecycle.completes' business)`);
+      const completed = receivedPaymentRequests(context).filter(({ body }) => body.status === 'completed');
+      assertEvery(completed, 'completed payment requests', ({ body }) => {
+        if (typeof body.preimage !== 'string' || !HEX_64.test(body.preimage)) return `completed: expected preimage 64 hex digits, got ${show(body.preimage)}`;
+        const hash = sha256Hex(hexToBytes(body.preimage.toLowerCase()));
+        return hash === hexValue(body.paymentHash) ? undefined : `completed: expected SHA-256(preimage) = paymentHash ${show(body.paymentHash)}, got ${hash}`;
+      });
+    },
+    undefined,
+    true,
+  ),
   lifecycleCheck('lifecycle.updated-at-moves', 'Completion moves updatedAt forward', 'Resources: updatedAt "changes when the record changes (for example on completion)"', async (context) => {
     const { before, after } = await sharedCompletion(context);
     assert(
@@ -181,12 +268,47 @@ export const lifecycleChecks: Check[] = [
     const statusAfter = expectExactStatus(statusAnswer, `GET ${requestPath(created.id, true)} after payment`);
     assert(statusAfter === 'completed', `after payment: expected {"status": "completed"}, got status ${show(statusAfter)}`);
   }),
-  lifecycleCheck('lifecycle.completed-fields', 'A completed request keeps the values of its other fields (their formats: the create.* checks)', 'Get: "Payment request object as above … and preimage when completed" (the other values unchanged)', async (context) => {
-    const { created, after } = await sharedCompletion(context);
-    // The status, updatedAt and preimage change on completion by design (lifecycle.completes, .updated-at-moves, .preimage).
-    const problems = differences(created, after, ['status', 'updatedAt', 'preimage']);
-    assert(problems.length === 0, `the GET body after completion: ${problems.join('; ')}`);
-  }),
+  lifecycleCheck(
+    'lifecycle.completed-fields',
+    'A request that moved on (completed, failed, expired) keeps the values of its other fields, on every GET (their formats: the create.* checks)',
+    'Get: "Payment request object as above … and preimage when completed" (the other values unchanged)',
+    async (context) => {
+      const { created, after } = await sharedCompletion(context);
+      // The status, updatedAt and preimage change on completion by design (lifecycle.completes, .updated-at-moves, .preimage).
+      const problems = differences(created, after, ['status', 'updatedAt', 'preimage']);
+      assert(problems.length === 0, `the GET body after completion: ${problems.join('; ')}`);
+      // The NWC key's requests: nwc.get-equals-create; pending ones: read.get-equals-create.
+      everyLaterRead(context, (origin) => origin.key !== 'nwc', (body) => body.status !== 'pending');
+    },
+    undefined,
+    true,
+  ),
+  lifecycleCheck(
+    'lifecycle.updated-at-every-transition',
+    'updatedAt moves forward on every transition the run saw and never goes back (every pair of answers about one request)',
+    'Resources: updatedAt "changes when the record changes (for example on completion)"',
+    async (context) => {
+      await sharedCompletion(context);
+      const received = receivedPaymentRequests(context);
+      assertEvery(received, 'payment request objects', (later) => {
+        for (const earlier of received) {
+          if (earlier === later || earlier.body.id !== later.body.id || earlier.receivedAt > later.sentAt) continue;
+          const problem = updatedAtProblem(earlier, later);
+          if (problem !== undefined) return problem;
+        }
+        return undefined;
+      });
+    },
+    undefined,
+    true,
+  ),
+  lifecycleCheck(
+    'lifecycle.expiry-boundary',
+    "A request reads pending just before its expiresAt and expired just after, on the account's clock (both endpoints)",
+    'States: expired, "Validity period (expiresIn) elapsed" (pending until then; CONTRACT: on the account\'s clock)',
+    expiryBoundary,
+    ['controls'],
+  ),
   lifecycleCheck(
     'lifecycle.fails',
     'A failed payment reads failed on both endpoints, without a preimage',
@@ -194,6 +316,7 @@ export const lifecycleChecks: Check[] = [
     async (context) => {
       const driver = driverOf(context);
       const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance lifecycle: failure' });
+      await letTimePass(driver);
       await driver.fail({ id: created.id, invoice: created.invoice });
       await settledStatus(context, created.id);
       await expectState(context, created.id, 'failed', 'after a failed payment');
@@ -219,6 +342,7 @@ export const lifecycleChecks: Check[] = [
     async (context) => {
       const driver = driverOf(context);
       const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance lifecycle: completed is final' });
+      await letTimePass(driver);
       await driver.complete({ id: created.id, invoice: created.invoice });
       await settledStatus(context, created.id);
       const { before, after } = await staysTerminal(context, created.id, 'completed', 'fail', 'lifecycle.completes');
@@ -244,6 +368,7 @@ export const lifecycleChecks: Check[] = [
     async (context) => {
       const driver = driverOf(context);
       const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance lifecycle: failed is final' });
+      await letTimePass(driver);
       await driver.fail({ id: created.id, invoice: created.invoice });
       await settledStatus(context, created.id);
       await staysTerminal(context, created.id, 'failed', 'complete', 'lifecycle.fails');

@@ -1,13 +1,19 @@
 /**
  * Non-custodial mode (spec: "What the service does", "Resources › Payment request"): with a key of an
- * NWC account, `isNwc` is true and `nwcRelay` names the relay. The 201 list of the create endpoint does
- * not name `nwcRelay`, so on create it is a SHOULD; GET "additionally carries nwcRelay", a MUST.
+ * NWC account, `isNwc` is true and `nwcRelay` names the relay, on every answer. The 201 list of the
+ * create endpoint does not name `nwcRelay`, so on create it is a SHOULD; GET "additionally carries
+ * nwcRelay", a MUST. The account meets the service's limits, and its invoices are its wallet's, not
+ * signed by the node of the custodial ones.
  */
 import type { Check, CheckContext } from '../check.js';
-import { verifyInvoiceSignature } from './bolt11-reader.js';
-import { decodeOf, invoiceProblems } from './invoice.js';
-import { differences } from './read.js';
-import { assert, getPaymentRequest, getStatus, sharedNwcRequest, show } from './support.js';
+import type { ApiAnswer } from '../client.js';
+import { CheckSkipped } from '../check-errors.js';
+import { custodialSigners, decodeOf, invoiceProblems } from './invoice.js';
+import { assertEvery, decodedInvoices, receivedInvoices, receivedPaymentRequests, signerOf } from './received.js';
+import { everyLaterRead } from './read.js';
+import { assert, getPaymentRequest, getStatus, postCreate, sharedNwcRequest, sharedPaymentRequest, show } from './support.js';
+import { probeAnswer, value } from './probes.js';
+import { minimumAnswer } from './validation.js';
 
 const RESOURCE = 'Resources › Payment request';
 
@@ -18,50 +24,121 @@ function sharedNwcRead(context: CheckContext): Promise<Record<string, any>> {
   );
 }
 
-function nwcCheck(id: string, title: string, section: string, statement: string, level: Check['level'], run: Check['run']): Check {
-  return { id, title, section, statement, level, profile: 'core', needs: ['nwcKey'], run };
+/**
+ * A check with the NWC key; `last` (by default) to review every answer the run received, after
+ * the NWC request is created and read (asked first, so every review sees those answers).
+ */
+function nwcCheck(id: string, title: string, section: string, statement: string, level: Check['level'], run: Check['run'], last = true): Check {
+  return { id, title, section, statement, level, profile: 'core', needs: ['nwcKey'], ...(last ? { last, ask: sharedNwcRead } : {}), run };
 }
 
 const isRelay = (value: unknown) => typeof value === 'string' && value.trim().length > 0;
+
+/** How a create answered, for comparing two keys: accepted (2xx), rejected (400), or another status. */
+function outcomeOf(answer: ApiAnswer): string {
+  return answer.status >= 200 && answer.status < 300 ? 'accepted' : answer.status === 400 ? 'rejected (400)' : `HTTP ${answer.status}`;
+}
 
 /** The NWC checks. */
 export const nwcChecks: Check[] = [
   nwcCheck('nwc.create-fields', 'A create with the NWC key is accepted with a payment request object (its fields: the create.* checks)', RESOURCE, 'Create: "201 Created: Payment request object" (for a key of a non-custodial account too)', 'MUST', async (context) => {
     await sharedNwcRequest(context);
+  }, false),
+  nwcCheck(
+    'nwc.is-nwc-true',
+    'isNwc is true for an NWC account, on every 201 and GET of the NWC key',
+    'What the service does',
+    'Resources: isNwc "true = non-custodial, using the connected wallet"; mode "selected automatically from the account configuration"',
+    'MUST',
+    async (context) => {
+      await sharedNwcRead(context);
+      const answers = receivedPaymentRequests(context).filter(({ key }) => key === 'nwc');
+      assertEvery(answers, 'payment requests of the NWC key', ({ body }) => (body.isNwc === true ? undefined : `expected isNwc true, got ${show(body.isNwc)}`));
+    },
+  ),
+  nwcCheck('nwc.relay-on-get', 'Every GET carries nwcRelay, a non-empty string, when isNwc is true', 'Endpoints › Get a payment request', 'Get: "It additionally carries nwcRelay when isNwc is true"', 'MUST', async (context) => {
+    await sharedNwcRead(context);
+    const reads = receivedPaymentRequests(context).filter(({ kind, body }) => kind === 'read' && body.isNwc === true);
+    assertEvery(reads, 'GETs of non-custodial requests', ({ body }) => (isRelay(body.nwcRelay) ? undefined : `isNwc true: expected nwcRelay a non-empty string, got ${show(body.nwcRelay)}`));
   }),
-  nwcCheck('nwc.is-nwc-true', 'isNwc is true for an NWC account, on create and on GET', 'What the service does', 'Resources: isNwc "true = non-custodial, using the connected wallet"; mode "selected automatically from the account configuration"', 'MUST', async (context) => {
-    const [created, read] = await Promise.all([sharedNwcRequest(context), sharedNwcRead(context)]);
-    assert(created.isNwc === true, `the 201 body (NWC key): expected isNwc true, got ${show(created.isNwc)}`);
-    assert(read.isNwc === true, `the GET body (NWC key): expected isNwc true, got ${show(read.isNwc)}`);
+  nwcCheck('nwc.relay-on-create', 'Every 201 carries nwcRelay, a non-empty string, when isNwc is true', RESOURCE, 'Resources: nwcRelay, "Relay address used for non-custodial payments. Present only when isNwc is true" (not in the 201 list: SHOULD)', 'SHOULD', async (context) => {
+    await sharedNwcRequest(context);
+    const creates = receivedPaymentRequests(context).filter(({ kind, body }) => kind === 'create' && body.isNwc === true);
+    assertEvery(creates, '201s of non-custodial requests', ({ body }) => (isRelay(body.nwcRelay) ? undefined : `isNwc true: expected nwcRelay a non-empty string, got ${show(body.nwcRelay)}`));
   }),
-  nwcCheck('nwc.relay-on-get', 'GET carries nwcRelay, a non-empty string, when isNwc is true', 'Endpoints › Get a payment request', 'Get: "It additionally carries nwcRelay when isNwc is true"', 'MUST', async (context) => {
-    const read = await sharedNwcRead(context);
-    assert(isRelay(read.nwcRelay), `the GET body (NWC key, isNwc ${show(read.isNwc)}): expected nwcRelay a non-empty string, got ${show(read.nwcRelay)}`);
-  }),
-  nwcCheck('nwc.relay-on-create', 'The 201 body carries nwcRelay, a non-empty string, when isNwc is true', RESOURCE, 'Resources: nwcRelay, "Relay address used for non-custodial payments. Present only when isNwc is true" (not in the 201 list: SHOULD)', 'SHOULD', async (context) => {
-    const created = await sharedNwcRequest(context);
-    assert(isRelay(created.nwcRelay), `the 201 body (NWC key, isNwc ${show(created.isNwc)}): expected nwcRelay a non-empty string, got ${show(created.nwcRelay)}`);
-  }),
-  nwcCheck('nwc.get-equals-create', 'GET of an NWC request returns the fields and values of create', 'Endpoints › Get a payment request', 'Get: "Payment request object as above" (for a non-custodial request too)', 'MUST', async (context) => {
-    const [created, read] = await Promise.all([sharedNwcRequest(context), sharedNwcRead(context)]);
-    const problems = differences(created, read, ['status']);
-    assert(problems.length === 0, `GET (NWC key) differs from the 201 body: ${problems.join('; ')}`);
+  nwcCheck('nwc.get-equals-create', 'Every GET of an NWC request returns the fields and values of its create', 'Endpoints › Get a payment request', 'Get: "Payment request object as above" (for a non-custodial request too)', 'MUST', async (context) => {
+    await sharedNwcRead(context);
+    everyLaterRead(context, (origin) => origin.key === 'nwc');
   }),
   nwcCheck('nwc.status-exact', 'The status endpoint of an NWC request is exactly {"status": …}', 'Endpoints › Get a payment request status', 'Get status: "JSON object with one field: status" (for a non-custodial request too)', 'MUST', async (context) => {
     const { id } = await sharedNwcRequest(context);
     const status = await getStatus(context, id, { key: context.options.nwcKey! });
     assert(status === 'pending', `the status endpoint (NWC key): expected "pending" for a new request, got ${show(status)}`);
-  }),
-  nwcCheck('nwc.invoice', "An NWC request's invoice decodes with a valid signature, its amount, payment hash and a payment secret", RESOURCE, 'Resources: invoice, "The Lightning invoice (BOLT11 text)" (for a non-custodial request too)', 'MUST', async (context) => {
-    const created = await sharedNwcRequest(context);
-    const invoice = decodeOf(created, 'the NWC request');
-    const problems = invoiceProblems(created, invoice);
-    try {
-      const key = verifyInvoiceSignature(created.invoice);
-      if (key !== invoice.payeeNodeKey) problems.push(`two decoders recover different signing keys: ${key} and ${invoice.payeeNodeKey}`);
-    } catch (error) {
-      problems.push(`the signature is not valid: ${(error as Error).message}`);
-    }
-    assert(problems.length === 0, `the NWC request's invoice: ${problems.join('; ')}`);
-  }),
+  }, false),
+  nwcCheck(
+    'nwc.invoice',
+    "Every invoice of the NWC key decodes with a valid signature, its amount, payment hash and a payment secret",
+    RESOURCE,
+    'Resources: invoice, "The Lightning invoice (BOLT11 text)" (for a non-custodial request too)',
+    'MUST',
+    async (context) => {
+      decodeOf(await sharedNwcRequest(context), 'the NWC request');
+      const invoices = (await receivedInvoices(context)).filter(({ key }) => key === 'nwc');
+      const signers = await Promise.all(invoices.map(({ invoice }) => signerOf(context, invoice)));
+      assertEvery(
+        invoices.map((entry, index) => ({ ...entry, signer: signers[index]! })),
+        'invoices of the NWC key',
+        ({ body, decoded, error, signer }) => {
+          if (decoded === undefined) return error;
+          const problems = invoiceProblems(body, decoded);
+          if (signer instanceof Error) problems.push(`the signature is not valid: ${signer.message}`);
+          else if (signer !== decoded.payeeNodeKey) problems.push(`two decoders recover different signing keys: ${signer} and ${decoded.payeeNodeKey}`);
+          return problems.length === 0 ? undefined : problems.join('; ');
+        },
+      );
+    },
+  ),
+  nwcCheck(
+    'nwc.same-limits',
+    'The NWC key meets the limits on both sides as the main key does: 0, 1, 20 and 21 sats; descriptions of 255 and 256 characters',
+    'Limits',
+    'Limits: the minimum amount and "description length: at most 255 characters" are the service\'s (the mode only decides where the payment goes)',
+    'MUST',
+    async (context) => {
+      const nwcKey = context.options.nwcKey!;
+      const sides = [
+        ...[0, 1, 20, 21].map((amount) => ({ what: `amount ${amount}`, main: () => minimumAnswer(context, amount), nwc: () => minimumAnswer(context, amount, nwcKey) })),
+        // The main key's answers are the probes of validation.description-255-accepted and validation.description-too-long.
+        ...[255, 256].map((length) => ({
+          what: `a description of ${length} characters`,
+          main: () => probeAnswer(context, value('description', 'either', (length === 255 ? 'b' : 'a').repeat(length))),
+          nwc: () => postCreate(context, { description: (length === 255 ? 'b' : 'a').repeat(length) }, { key: nwcKey }),
+        })),
+      ];
+      const outcomes = await Promise.all(sides.map(async ({ what, main, nwc }) => ({ what, main: outcomeOf(await main()), nwc: outcomeOf(await nwc()) })));
+      // Where the main key answers neither 2xx nor 400, the limit itself is validation.*'s business.
+      const compared = outcomes.filter(({ main }) => main === 'accepted' || main === 'rejected (400)');
+      const different = compared.filter(({ main, nwc }) => main !== nwc).map(({ what, main, nwc }) => `${what}: the main key ${main}, the NWC key ${nwc}`);
+      assert(different.length === 0, `expected the same limits for both keys; ${different.join('; ')}`);
+    },
+    false,
+  ),
+  nwcCheck(
+    'nwc.invoice-from-wallet',
+    "No non-custodial invoice is signed by the node of the custodial ones: the payment goes to the connected wallet",
+    'What the service does',
+    'Resources: destinationWallet "For non-custodial payments … the payment goes directly to the connected wallet"; What the service does: non-custodial payments are "processed through the caller\'s connected Lightning wallet"',
+    'MUST',
+    async (context) => {
+      await Promise.all([sharedNwcRequest(context), sharedPaymentRequest(context)]);
+      const invoices = await decodedInvoices(context);
+      const service = custodialSigners(invoices);
+      if (service.size === 0) throw new CheckSkipped('the run received no custodial invoice (isNwc false), so there is no service node to tell the wallet from');
+      const nonCustodial = invoices.filter(({ body }) => body.isNwc === true);
+      assertEvery(nonCustodial, 'non-custodial invoices', ({ decoded }) => {
+        const custodial = service.get(decoded.payeeNodeKey);
+        return custodial === undefined ? undefined : `signed by ${decoded.payeeNodeKey}, the node that signs the custodial invoice of ${custodial.where}: the payment would go to the service, not to the connected wallet`;
+      });
+    },
+  ),
 ];

@@ -6,6 +6,7 @@
 import type { Check, CheckContext } from '../check.js';
 import { CheckSkipped } from '../check-errors.js';
 import type { ApiAnswer } from '../client.js';
+import { assertEvery, receivedPaymentRequests, type Origin } from './received.js';
 import {
   assert,
   deepEqual,
@@ -35,18 +36,35 @@ const OWNED_PRESENCE = new Set([...Object.keys(FIELD_RULES), 'nwcRelay', 'preima
 
 /**
  * The fields of `created` that `read` shows differently or lacks (updatedAt may move forward). A
- * field whose presence another check holds (OWNED_PRESENCE) and that `read` lacks is not counted.
+ * field whose presence another check holds (OWNED_PRESENCE) and that `read` lacks, or whose value
+ * in `read` breaks its format (create.*' business), is not counted.
  */
 export function differences(created: Record<string, unknown>, read: Record<string, unknown>, ignore: readonly string[] = []): string[] {
   const problems: string[] = [];
   for (const [field, value] of Object.entries(created)) {
-    if (ignore.includes(field) || (OWNED_PRESENCE.has(field) && !has(read, field))) continue;
+    if (ignore.includes(field) || (OWNED_PRESENCE.has(field) && !has(read, field)) || FIELD_RULES[field]?.(read[field]) !== undefined) continue;
     if (field === 'updatedAt') {
       if (!(timeOf(read.updatedAt) >= timeOf(value))) problems.push(`updatedAt: expected ${show(value)} or later, got ${show(read.updatedAt)}`);
     } else if (!has(read, field)) problems.push(`${field}: expected ${show(value)}, got absent`);
     else if (!deepEqual(read[field], value)) problems.push(`${field}: expected ${show(value)}, got ${show(read[field])}`);
   }
   return problems;
+}
+
+/**
+ * Fails unless every GET answer of a request the run created (whose create `of` selects, and which
+ * `reads` selects) shows the values of its 201: the same rule as read.get-equals-create, on every
+ * read the run made. Status, updatedAt and preimage move on with a transition (their checks:
+ * lifecycle.*), so a read that moved on ignores them.
+ */
+export function everyLaterRead(context: CheckContext, of: (origin: Origin) => boolean, reads: (body: Record<string, any>) => boolean = () => true): void {
+  const later = receivedPaymentRequests(context).filter(({ kind, origin, body }) => kind === 'read' && origin !== undefined && of(origin) && reads(body));
+  assertEvery(later, 'GETs of requests the run created', ({ body, origin }) => {
+    const ignore = body.status === origin!.body.status ? ['status'] : ['status', 'updatedAt', 'preimage'];
+    const problems = differences(origin!.body, body, ignore);
+    const moved = body.status === origin!.body.status ? '' : ` (then ${show(origin!.body.status)}, now ${show(body.status)})`;
+    return problems.length === 0 ? undefined : `differs from its 201${moved}: ${problems.join('; ')}`;
+  });
 }
 
 /** Ids no request has: one shaped like ours, one without the `pr_` prefix. */
@@ -108,15 +126,19 @@ export const readChecks: Check[] = [
   },
   {
     id: 'read.get-equals-create',
-    title: 'GET returns the same fields and values as create (updatedAt may only move forward, status may move on)',
+    title: 'Every GET of a pending request returns the same fields and values as its create (updatedAt may only move forward)',
     section: GET,
     statement: 'Get: "200 OK: Payment request object as above" (the same request: the same values)',
     level: 'MUST',
     profile: 'core',
+    last: true,
+    ask: sharedRead,
     async run(context) {
       const [created, read] = await Promise.all([sharedPaymentRequest(context), sharedRead(context)]);
       const problems = differences(created, read, ['status']);
       assert(problems.length === 0, `GET differs from the 201 body: ${problems.join('; ')}`);
+      // The NWC key's requests: nwc.get-equals-create; requests that moved on: lifecycle.completed-fields.
+      everyLaterRead(context, (origin) => origin.key !== 'nwc', (body) => body.status === 'pending');
     },
   },
   {

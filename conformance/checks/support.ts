@@ -104,12 +104,15 @@ export function sharedSecondRequest(context: CheckContext): Promise<any> {
   return context.shared('payment request with expiresIn', () => createPaymentRequest(context, { ...SECOND_BODY }));
 }
 
-/** A payment request created with the NWC key; only for checks that need `nwcKey`. */
+/**
+ * A payment request created with the NWC key (with the shared metadata, so the rules of every 201
+ * about metadata see the non-custodial side too); only for checks that need `nwcKey`.
+ */
 export function sharedNwcRequest(context: CheckContext): Promise<any> {
   const nwcKey = context.options.nwcKey;
   if (nwcKey === undefined) throw new CheckSkipped('needs a key of an NWC account (--nwc-key)');
   return context.shared('payment request of the NWC key', async () =>
-    expectCreated(await postCreate(context, { description: 'lnpr conformance check, NWC account' }, { key: nwcKey }), `POST ${COLLECTION} with the NWC key`),
+    expectCreated(await postCreate(context, { description: 'lnpr conformance check, NWC account', metadata: SHARED_METADATA }, { key: nwcKey }), `POST ${COLLECTION} with the NWC key`),
   );
 }
 
@@ -220,11 +223,3 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   createdAt: expect((v) => isIsoUtc(v), 'an ISO 8601 UTC timestamp (YYYY-MM-DDTHH:MM:SS[.fff]Z)'),
   updatedAt: expect((v) => isIsoUtc(v), 'an ISO 8601 UTC timestamp (YYYY-MM-DDTHH:MM:SS[.fff]Z)'),
 };
-
-/** Every payment request object the run has received so far (2xx answers of create and GET), with where it came from. */
-export function receivedPaymentRequests(context: CheckContext): Array<{ where: string; body: Record<string, unknown> }> {
-  return context.client
-    .v1Answers()
-    .filter((answer) => isObject(answer.body) && (answer.method === 'POST' ? answer.path === COLLECTION : answer.method === 'GET' && answer.path.startsWith(`${COLLECTION}/`)))
-    .map((answer) => ({ where: `${answer.method} ${answer.path.startsWith(`${COLLECTION}/`) ? `${COLLECTION}/{id}` : answer.path} → ${answer.status}`, body: answer.body as Record<string, unknown> }));
-}

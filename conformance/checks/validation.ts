@@ -294,8 +294,15 @@ function errorShape(answer: ApiAnswer): string {
   return Array.isArray(answer.body) ? 'an array' : typeof answer.body;
 }
 
+/** The answer to a create of `amount` sats near the minimum, with the main key or `key`, sent once per run. */
+export function minimumAnswer(context: CheckContext, amount: number, key?: string): Promise<ApiAnswer> {
+  return sharedAnswer(context, `amount ${amount}${key === undefined ? '' : ' (another key)'}`, () =>
+    postWith(context, { amount, description: `lnpr conformance minimum, ${amount} sats` }, key === undefined ? {} : { key }),
+  );
+}
+
 async function minimumAmount(context: CheckContext): Promise<void> {
-  const post = (amount: number) => sharedAnswer(context, `amount ${amount}`, () => postWith(context, { amount, description: `lnpr conformance minimum, ${amount} sats` }));
+  const post = (amount: number) => minimumAnswer(context, amount);
   const pinned = context.options.minAmount;
   if (pinned !== undefined) {
     if (pinned > 1) expectRejected(await post(pinned - 1), `minimum pinned to ${pinned}: POST with amount ${pinned - 1}`);

@@ -8,7 +8,8 @@ import { hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { DecodedInvoice } from '../../src/lightning/bolt11-decode.js';
 import { bytesToWords, intToWords } from '../../src/lightning/words.js';
 import { jsonResponse, type Fault } from './faulty-proxy.js';
-import { resignInvoice, type InvoiceEdit } from './invoice-forgery.js';
+import { decodeInvoice } from '../../src/lightning/bolt11-decode.js';
+import { labelledNodeKey, NWC_WALLET_NODE_KEY, resignInvoice, SERVICE_NODE_KEY, type InvoiceEdit } from './invoice-forgery.js';
 import { KEYS, eachPaymentRequest, idRemap, sha256Hex } from './rewrites.js';
 
 const V1 = /^\/api\/v1\//;
@@ -42,6 +43,13 @@ export const SHARED_CATCH: Readonly<Record<string, string>> = {
   'nwc.is-nwc-true': 'a non-custodial request that does not say isNwc true either keeps nwcRelay (create.nwc-relay-only-when-nwc fails) or drops it (nwc.relay-on-get fails): the mode and the relay go together',
   'invoice.decodes': 'every invoice.* check reads the decoded invoice: one that does not decode fails them all',
   'invoice.signature-valid': 'the bolt11 decoder verifies the signature too (invoice.decodes), and so every invoice.* check that reads it',
+  'fees.table': "the spec's worked table, by name; fees.accepted-amounts holds the same rules on every request the run received, these amounts included",
+  'fees.threshold-edge': 'both sides of the 1,000-sat threshold, by name; fees.accepted-amounts holds the rules on every request the run received, 999 and 1,000 sats included',
+  'fees.same-in-both-modes': 'the fee rules and their one reading hold on every request of both keys (fees.accepted-amounts, fees.rounding-above-threshold, fees.percentage-*), so a fee that differs by mode breaks one of those too',
+  'nwc.invoice': 'names the NWC key\'s invoices in the report; every invoice.* check holds the same rules on every invoice, the NWC ones included',
+  'read.status-agrees': "the status endpoint's word on a pending request is read again by lifecycle.expiry-boundary (pending just before expiresAt): a status endpoint that disagrees with GET fails both",
+  'lifecycle.updated-at-moves': 'completion is one transition; lifecycle.updated-at-every-transition holds the rule on every transition the run saw',
+  'lifecycle.expires-by-clock': 'its reading (a second past expiresAt) is also the "after" reading of lifecycle.expiry-boundary, which reads just before too',
 };
 
 const SECOND = 1000;
@@ -89,22 +97,61 @@ function forgedInvoice(
   expect: string[],
   edit: (decoded: DecodedInvoice) => InvoiceEdit,
   only: (pr: Record<string, any>) => boolean = () => true,
+  signWith?: (decoded: DecodedInvoice) => Uint8Array,
+  deviation?: 'SHOULD',
 ): FaultCase {
   const forged = new Map<string, string>();
+  return {
+    rule,
+    expect,
+    ...(deviation ? { deviation } : {}),
+    fault: {
+      name,
+      description,
+      response: eachPaymentRequest((pr) => {
+        if (typeof pr.invoice !== 'string' || !only(pr)) return;
+        if (!forged.has(pr.invoice)) forged.set(pr.invoice, resignInvoice(pr.invoice, edit, signWith?.(decodeInvoice(pr.invoice))));
+        pr.invoice = forged.get(pr.invoice);
+      }),
+    },
+  };
+}
+
+/**
+ * A fault that rewrites the status a request reads (GET and the status endpoint) from the
+ * account's clock: `reads(request, nowMs)` says what the faulty implementation shows instead, and
+ * the request's `updatedAt` (on GET) is the moment that state began.
+ */
+function clockedStatus(
+  name: string,
+  description: string,
+  rule: string,
+  expect: string[],
+  reads: (request: Record<string, any>, nowMs: number) => { status: string; sinceMs: number } | undefined,
+): FaultCase {
   return {
     rule,
     expect,
     fault: {
       name,
       description,
-      response: eachPaymentRequest((pr) => {
-        if (typeof pr.invoice !== 'string' || !only(pr)) return;
-        if (!forged.has(pr.invoice)) forged.set(pr.invoice, resignInvoice(pr.invoice, edit));
-        pr.invoice = forged.get(pr.invoice);
-      }),
+      async response(req, res, ctx) {
+        if ((req.route !== 'read' && req.route !== 'status') || res.status !== 200 || req.key === undefined || req.id === undefined) return;
+        const [clock, request] = await Promise.all([
+          ctx.upstream('GET', '/sandbox/v1/clock', { key: req.key }),
+          req.route === 'read' ? Promise.resolve(res) : ctx.upstream('GET', `/api/v1/payment-requests/${encodeURIComponent(req.id)}`, { key: req.key }),
+        ]);
+        const shown = reads(request.body, Date.parse(clock.body?.now));
+        if (shown === undefined) return;
+        res.body.status = shown.status;
+        if (req.route === 'read') res.body.updatedAt = new Date(shown.sinceMs).toISOString();
+      },
     },
   };
 }
+
+/** Whether a bearer key is one of the default test keys. */
+const isKnownKey = (key: string | undefined): key is string => key !== undefined && (Object.values(KEYS) as string[]).includes(key);
 
 /** Payment requests of the custodial account (isNwc false): faults of that code path only. */
 const custodial = (pr: Record<string, any>) => pr.isNwc === false;
@@ -115,9 +162,12 @@ const custodial = (pr: Record<string, any>) => pr.isNwc === false;
  */
 function terminalEscape(name: string, from: string, transition: 'complete' | 'fail', to: string, expect: string[], rule: string): FaultCase {
   const escaped = new Set<string>();
+  const escapedAt = new Map<string, string>();
   const shown = (body: Record<string, any>) => {
     const { preimage, ...rest } = body;
-    return { ...rest, status: to, ...(to === 'completed' ? { preimage: preimage ?? sha256Hex(`escaped ${body.id}`) } : {}) };
+    // The escape is a change like any other: updatedAt moves (a second after the state it left).
+    if (!escapedAt.has(body.id)) escapedAt.set(body.id, new Date(Date.parse(body.updatedAt) + SECOND).toISOString());
+    return { ...rest, status: to, updatedAt: escapedAt.get(body.id), ...(to === 'completed' ? { preimage: preimage ?? sha256Hex(`escaped ${body.id}`) } : {}) };
   };
   return {
     rule,
@@ -1129,7 +1179,7 @@ export function buildFaults(): FaultCase[] {
       },
     },
     (() => {
-      const fractions = new Map<string, number>();
+      const fractions = new Map<string, { amount: number; invoice: string }>();
       return {
         rule: 'Errors: "400: invalid amount" (a fractional number of satoshis is one: SHOULD)',
         expect: ['validation.amount-fractional'],
@@ -1144,8 +1194,13 @@ export function buildFaults(): FaultCase[] {
             }
           },
           response: eachPaymentRequest((pr, req) => {
-            if (req.route === 'create' && req.headers['x-fraction'] !== undefined) fractions.set(pr.id, Number(req.headers['x-fraction']));
-            if (fractions.has(pr.id)) pr.amount = fractions.get(pr.id);
+            if (req.route === 'create' && req.headers['x-fraction'] !== undefined) {
+              // The invoice asks the fractional amount too (in msat, which BOLT 11 can carry): consistent, only not whole sats.
+              const msat = BigInt(Math.round(Number(req.headers['x-fraction']) * 1000));
+              fractions.set(pr.id, { amount: Number(req.headers['x-fraction']), invoice: resignInvoice(pr.invoice, (decoded) => ({ hrp: `${decoded.prefix}${msat * 10n}p` })) });
+            }
+            const fraction = fractions.get(pr.id);
+            if (fraction !== undefined) Object.assign(pr, fraction);
           }),
         } satisfies Fault,
       };
@@ -1322,14 +1377,23 @@ export function buildFaults(): FaultCase[] {
         } satisfies Fault,
       };
     })(),
-    forgedInvoice(
-      'invoice default expiry 1800',
-      'without expiresIn the invoice expiry (x) is 1800 s; expiresAt says 3600',
-      'Create: expiresIn "default 3600" (the validity of the request, so of its invoice)',
-      ['invoice.expiry-default'],
-      (decoded) =>
-        decoded.expirySeconds === 3600 ? { fields: [...decoded.fields.filter((field) => field.tag !== 'x'), { tag: 'x', words: intToWords(1800) }] } : {},
-    ),
+    (() => {
+      const defaulted = new Set<string>();
+      const forged = forgedInvoice(
+        'invoice default expiry 1800',
+        'without expiresIn the invoice expiry (x) is 1800 s; expiresAt says 3600',
+        'Create: expiresIn "default 3600" (the validity of the request, so of its invoice)',
+        ['invoice.expiry-default'],
+        (decoded) => ({ fields: [...decoded.fields.filter((field) => field.tag !== 'x'), { tag: 'x', words: intToWords(1800) }] }),
+        (pr) => defaulted.has(pr.id),
+      );
+      const forge = forged.fault.response!;
+      forged.fault.response = async (req, res, ctx) => {
+        if (req.route === 'create' && isObjectBody(req.body) && !('expiresIn' in req.body) && typeof res.body?.id === 'string') defaulted.add(res.body.id);
+        await forge(req, res, ctx);
+      };
+      return forged;
+    })(),
     (() => {
       const withoutMetadata = new Set<string>();
       return {
@@ -1472,6 +1536,17 @@ export function buildFaults(): FaultCase[] {
       },
     },
     {
+      rule: 'Get: "Payment request object as above" (for a non-custodial request: its metadata too)',
+      expect: ['nwc.get-equals-create'],
+      fault: {
+        name: 'NWC GET loses metadata',
+        description: 'GET of a non-custodial request has no metadata (read back from the wallet\'s record); its 201 echoed it',
+        response: eachPaymentRequest((pr, req) => {
+          if (req.route === 'read' && pr.isNwc === true) delete pr.metadata;
+        }),
+      },
+    },
+    {
       rule: 'Get status: the status of a non-custodial request (pending until paid)',
       expect: ['nwc.status-exact'],
       fault: {
@@ -1593,6 +1668,22 @@ export function buildFaults(): FaultCase[] {
     ),
     terminalEscape('failed request can be paid', 'failed', 'complete', 'completed', ['lifecycle.failed-stays-failed'], 'States: failed, "Payment failed" (a failed request is not later paid)'),
     terminalEscape('expired request can be paid', 'expired', 'complete', 'completed', ['lifecycle.expired-stays-expired'], 'States: expired, "Validity period (expiresIn) elapsed" (an expired request is not later paid)'),
+    terminalEscape(
+      'paying a failed request reopens it',
+      'failed',
+      'complete',
+      'pending',
+      ['lifecycle.failed-stays-failed'],
+      'States: failed, "Payment failed" (final: a payment attempt does not make it payable again)',
+    ),
+    terminalEscape(
+      'paying an expired request reopens it',
+      'expired',
+      'complete',
+      'pending',
+      ['lifecycle.expired-stays-expired'],
+      'States: expired, "Validity period (expiresIn) elapsed" (final: a payment attempt does not renew it)',
+    ),
     {
       rule: 'Resources: description, "Description of the payment" (as sent)',
       expect: ['create.description-echo', 'create.description-values'],
@@ -1601,6 +1692,249 @@ export function buildFaults(): FaultCase[] {
         description: 'responses show descriptions in Title Case',
         response: eachPaymentRequest((pr) => {
           if (typeof pr.description === 'string') pr.description = pr.description.replace(/(^|\s)(\p{Ll})/gu, (_all, space: string, letter: string) => space + letter.toUpperCase());
+        }),
+      },
+    },
+
+    // ---- Issue 15: keys near valid ones, the key before the body, both sides of expiry, the modes told apart by their invoices ----
+    {
+      rule: 'Authentication 3: an invalid key gets 401 (a valid key with something after it is not that key)',
+      expect: ['auth.near-miss-keys'],
+      fault: {
+        name: 'keys compared by prefix',
+        description: 'a bearer key that starts with a valid key is taken as that key (the comparison stops at the stored key\'s length)',
+        request(req) {
+          const valid = (Object.values(KEYS) as string[]).find((key) => req.key !== undefined && req.key !== key && req.key.startsWith(key));
+          if (valid !== undefined) req.headers.authorization = `Bearer ${valid}`;
+        },
+      },
+    },
+    {
+      rule: 'Authentication 3: an invalid key gets 401 (keys are compared exactly)',
+      expect: ['auth.near-miss-keys'],
+      fault: {
+        name: 'keys compared ignoring case',
+        description: 'keys are looked up in lower case, so SK_TEST_CUSTODIAL opens the custodial account',
+        request(req) {
+          const valid = (Object.values(KEYS) as string[]).find((key) => req.key !== undefined && req.key !== key && req.key.toLowerCase() === key);
+          if (valid !== undefined) req.headers.authorization = `Bearer ${valid}`;
+        },
+      },
+    },
+    {
+      rule: 'Authentication 3: a missing or invalid key gets 401 (before anything else is judged)',
+      expect: ['auth.key-checked-first'],
+      fault: {
+        name: 'body validated before the key',
+        description: 'a create body is validated before the key is looked at: no key and no amount answers 400',
+        request(req) {
+          if (req.route !== 'create' || isKnownKey(req.key)) return undefined;
+          const body = req.body;
+          const valid = isObjectBody(body) && typeof body.amount === 'number' && typeof body.description === 'string' && typeof body.destinationWallet === 'string';
+          return valid ? undefined : jsonResponse(400, { error: { code: 'invalid_request', message: 'Invalid input', details: [{ field: 'amount', code: 'invalid' }] } });
+        },
+      },
+    },
+    {
+      rule: 'Get: "401 Unauthorized: API key missing or invalid" (whether or not the request exists)',
+      expect: ['auth.key-checked-first'],
+      fault: {
+        name: 'unknown id before the key',
+        description: 'GET of an id that does not exist answers 404 before the key is looked at, even without a key',
+        async request(req, ctx) {
+          if ((req.route !== 'read' && req.route !== 'status') || isKnownKey(req.key)) return undefined;
+          const anywhere = await Promise.all([KEYS.custodial, KEYS.nwc].map((key) => ctx.upstream('GET', req.path, { key })));
+          return anywhere.every((answer) => answer.status === 404) ? jsonResponse(404, { error: { code: 'not_found', message: 'No payment request with that identifier' } }) : undefined;
+        },
+      },
+    },
+    clockedStatus(
+      'expires at half its validity',
+      'a request reads expired once half its validity has passed on the account\'s clock (expiresAt says the whole)',
+      'States: expired, "Validity period (expiresIn) elapsed" (not before: pending until expiresAt)',
+      ['lifecycle.expiry-boundary'],
+      (request, nowMs) => {
+        const [created, expires] = [Date.parse(request?.createdAt), Date.parse(request?.expiresAt)];
+        const half = created + (expires - created) / 2;
+        return request?.status === 'pending' && nowMs >= half ? { status: 'expired', sinceMs: half } : undefined;
+      },
+    ),
+    clockedStatus(
+      'expiry a second late',
+      'a request still reads pending for a second after its expiresAt (expiry compared in whole seconds, rounded up)',
+      'States: expired, "Validity period (expiresIn) elapsed" (once expiresAt has passed on the account\'s clock)',
+      ['lifecycle.expiry-boundary'],
+      (request, nowMs) => {
+        const expires = Date.parse(request?.expiresAt);
+        return request?.status === 'expired' && nowMs <= expires + 1000 ? { status: 'pending', sinceMs: Date.parse(request.createdAt) } : undefined;
+      },
+    ),
+    {
+      rule: 'Resources: updatedAt "changes when the record changes" (on every transition)',
+      expect: ['lifecycle.updated-at-every-transition'],
+      fault: {
+        name: 'updatedAt kept on failure',
+        description: 'a failed request keeps the updatedAt of its creation (only completion moves it)',
+        response: eachPaymentRequest((pr) => {
+          if (pr.status === 'failed' && typeof pr.createdAt === 'string') pr.updatedAt = pr.createdAt;
+        }),
+      },
+    },
+    forgedInvoice(
+      'NWC invoices on testnet',
+      'non-custodial invoices are made on testnet (lntb), custodial ones on regtest (lnbcrt): two chains behind one API',
+      'What the service does: one service, one chain (a payer on it can pay every request)',
+      ['invoice.one-network'],
+      (decoded) => ({ hrp: `lntb${decoded.hrp.slice(decoded.prefix.length)}` }),
+      (pr) => pr.isNwc === true,
+    ),
+    forgedInvoice(
+      'custodial invoices signed by a fresh key each',
+      'each custodial invoice is signed by a new random key (valid signatures, but no node can be paid through them)',
+      'What the service does: custodial payments are "processed by the service\'s managed system" (its node is the payee)',
+      ['invoice.one-service-node'],
+      () => ({}),
+      custodial,
+      (decoded) => labelledNodeKey(`fresh signer ${decoded.timestampSeconds} ${decoded.fields.map((field) => field.words.join('.')).join('|')}`),
+    ),
+    forgedInvoice(
+      'NWC invoices signed by the service node',
+      'non-custodial invoices are made (and signed) by the service\'s node, not by the connected wallet',
+      'Resources: destinationWallet, "For non-custodial payments … the payment goes directly to the connected wallet"',
+      ['nwc.invoice-from-wallet'],
+      () => ({}),
+      (pr) => pr.isNwc === true,
+      () => SERVICE_NODE_KEY,
+    ),
+    forgedInvoice(
+      'descriptions always hashed',
+      'every invoice commits to its description by its SHA-256 (h), even one short enough for d',
+      'Resources: description, "Description of the payment" (a wallet shows d; h where d cannot hold it: SHOULD)',
+      ['invoice.description-in-d'],
+      (decoded) => ({
+        fields: decoded.fields.map((field) => (field.tag === 'd' ? { tag: 'h', words: bytesToWords(hexToBytes(sha256Hex(decoded.description ?? ''))) } : field)),
+      }),
+      () => true,
+      undefined,
+      'SHOULD',
+    ),
+    (() => {
+      const chosen = new Map<string, string>();
+      return {
+        rule: 'What the service does: the mode is "selected automatically from the account configuration and not chosen by the caller"',
+        expect: ['create.mode-from-account'],
+        fault: {
+          name: 'caller chooses the mode, for real',
+          description: 'a custodial account\'s create with isNwc: true is made non-custodial: nwcRelay, and an invoice of the NWC account\'s wallet',
+          response: eachPaymentRequest((pr, req) => {
+            if (req.route === 'create' && req.body?.isNwc === true && pr.isNwc === false && typeof pr.invoice === 'string') {
+              chosen.set(pr.id, resignInvoice(pr.invoice, () => ({}), NWC_WALLET_NODE_KEY));
+            }
+            const invoice = chosen.get(pr.id);
+            if (invoice !== undefined) Object.assign(pr, { isNwc: true, nwcRelay: 'wss://relay.chosen.example', invoice });
+          }),
+        } satisfies Fault,
+      };
+    })(),
+    {
+      rule: 'Resources: description, "Description of the payment" (any text up to 255 characters, emoji included)',
+      expect: ['create.description-values'],
+      fault: {
+        name: 'descriptions with emoji rejected',
+        description: 'a description with a character outside the Basic Multilingual Plane (😀, 𝄞) answers 400 (a utf8mb3 column)',
+        request(req) {
+          if (req.route === 'create' && typeof req.body?.description === 'string' && /[\u{10000}-\u{10FFFF}]/u.test(req.body.description)) {
+            return jsonResponse(400, { error: { code: 'invalid_request', message: 'description has unsupported characters', details: [{ field: 'description', code: 'invalid' }] } });
+          }
+          return undefined;
+        },
+      },
+    },
+    {
+      rule: 'Create: expiresIn is a number (3.6e3 is the JSON number 3600)',
+      expect: ['create.expires-in-values'],
+      fault: {
+        name: 'expiresIn with an exponent rejected',
+        description: 'a hand-written number parser refuses an expiresIn written with an exponent (3.6e3): 400',
+        request(req) {
+          if (req.route === 'create' && /"expiresIn"\s*:\s*-?[0-9.]+[eE]/.test(req.text)) {
+            return jsonResponse(400, { error: { code: 'invalid_request', message: 'expiresIn must be a number', details: [{ field: 'expiresIn', code: 'invalid_type' }] } });
+          }
+          return undefined;
+        },
+      },
+    },
+    {
+      rule: 'Resources: metadata, "Custom key-value pairs" (any keys: the spec restricts none)',
+      expect: ['create.metadata-values'],
+      fault: {
+        name: 'metadata with an empty key rejected',
+        description: 'metadata with an empty key ("") answers 400',
+        request(req) {
+          if (req.route === 'create' && isObjectBody(req.body?.metadata) && Object.prototype.hasOwnProperty.call(req.body.metadata, '')) {
+            return jsonResponse(400, { error: { code: 'invalid_request', message: 'metadata keys must not be empty', details: [{ field: 'metadata', code: 'invalid' }] } });
+          }
+          return undefined;
+        },
+      },
+    },
+    {
+      rule: 'Get: "200 OK: Payment request object as above" (the values of create, expiresAt included)',
+      expect: ['read.get-equals-create'],
+      fault: {
+        name: 'expiresAt recomputed on read',
+        description: 'GET of a pending custodial request shows expiresAt a second later than its create said (recomputed, rounded up)',
+        response: eachPaymentRequest((pr, req) => {
+          if (req.route === 'read' && pr.status === 'pending' && pr.isNwc === false && typeof pr.expiresAt === 'string') pr.expiresAt = new Date(Date.parse(pr.expiresAt) + SECOND).toISOString();
+        }),
+      },
+    },
+    {
+      rule: 'Get: "404 Not Found: No payment request with that identifier"',
+      expect: ['read.unknown-id-404'],
+      fault: {
+        name: 'unknown id → 410',
+        description: 'a pr_ id no account has answers 410 Gone (as if it had been deleted)',
+        async response(req, res, ctx) {
+          if ((req.route !== 'read' && req.route !== 'status') || res.status !== 404 || !req.id?.startsWith('pr_')) return;
+          const elsewhere = await Promise.all([KEYS.custodial, KEYS.nwc].map((key) => ctx.upstream('GET', `/api/v1/payment-requests/${encodeURIComponent(req.id!)}`, { key })));
+          if (elsewhere.every((answer) => answer.status === 404)) res.status = 410;
+        },
+      },
+    },
+    (() => {
+      const below = new Map<string, { amount: number; invoice: string }>();
+      return {
+        rule: 'Limits: the minimum amount (21 sats here) is the service\'s, for both modes',
+        expect: ['nwc.same-limits'],
+        fault: {
+          name: 'NWC account has no minimum',
+          description: 'the non-custodial path skips the minimum: 1 to 20 sats are accepted (echoed, invoiced and charged as asked)',
+          request(req) {
+            if (req.route === 'create' && req.key === KEYS.nwc && typeof req.body?.amount === 'number' && req.body.amount >= 1 && req.body.amount < 21 && Number.isInteger(req.body.amount)) {
+              req.headers['x-asked-amount'] = String(req.body.amount);
+              req.body.amount = 21;
+            }
+          },
+          response: eachPaymentRequest((pr, req) => {
+            const asked = Number(req.headers['x-asked-amount']);
+            if (req.route === 'create' && Number.isInteger(asked) && typeof pr.invoice === 'string') {
+              below.set(pr.id, { amount: asked, invoice: resignInvoice(pr.invoice, (decoded) => ({ hrp: `${decoded.prefix}${asked * 10}n` })) });
+            }
+            const shown = below.get(pr.id);
+            if (shown !== undefined) Object.assign(pr, shown);
+          }),
+        } satisfies Fault,
+      };
+    })(),
+    {
+      rule: 'Get: "Payment request object as above … and preimage when completed" (the other values unchanged)',
+      expect: ['lifecycle.completed-fields'],
+      fault: {
+        name: 'expiresAt moved on completion',
+        description: 'a completed request shows expiresAt = the moment it was paid (its validity "ends" then)',
+        response: eachPaymentRequest((pr) => {
+          if (pr.status === 'completed' && typeof pr.updatedAt === 'string') pr.expiresAt = pr.updatedAt;
         }),
       },
     },
