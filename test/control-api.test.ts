@@ -66,11 +66,13 @@ describe('transitions', () => {
     expect(await statusOf(other.id, KEYS.nwc)).toBe('pending');
   });
 
-  it('needs a valid key (401), and takes the read-only key of the account', async () => {
+  it('needs a valid key that may change things (401): the read-only key may not', async () => {
     const pr = await create();
     expect((await server.api(`/sandbox/v1/payment-requests/${pr.id}/fail`, { method: 'POST', key: null })).status).toBe(401);
     expect((await server.api(`/sandbox/v1/payment-requests/${pr.id}/fail`, { method: 'POST', key: 'sk_nope' })).status).toBe(401);
-    expect((await control(`/payment-requests/${pr.id}/fail`, undefined, KEYS.readonly)).status).toBe(200);
+    const readOnly = await control(`/payment-requests/${pr.id}/fail`, undefined, KEYS.readonly);
+    expect([readOnly.status, readOnly.body.error.code]).toEqual([401, 'insufficient_permission']);
+    expect((await read(pr.id)).body.status).toBe('pending');
   });
 });
 

@@ -64,7 +64,8 @@ export interface CreateEndpointBody {
 export const webhookEndpointSchema = {
   $id: 'https://lnpr-sandbox.dev/schemas/sandbox/webhook-endpoint.json',
   type: 'object',
-  required: ['id', 'url', 'events', 'faults', 'secret', 'createdAt'],
+  // `secret` is shown to keys with the create permission only: a read-only key never sees it.
+  required: ['id', 'url', 'events', 'faults', 'createdAt'],
   properties: {
     id: { type: 'string', pattern: '^we_\\S+$' },
     url: { type: 'string' },
@@ -81,7 +82,8 @@ export interface WebhookEndpoint {
   url: string;
   events: EventType[];
   faults: EndpointFaults;
-  secret: string;
+  /** Shown to keys with the create permission only. */
+  secret?: string;
   createdAt: string;
 }
 

@@ -130,9 +130,15 @@ export class AccountDirectory {
   }
 }
 
+/** What a key without each permission is told. */
+const PERMISSION_REFUSALS: Readonly<Record<Permission, string>> = {
+  read: 'This API key may not read this account.',
+  create: 'This API key is read-only: it may read, not create or change anything.',
+};
+
 /** Throws `insufficient_permission` unless the caller may do `permission`. */
 export function requirePermission(caller: Caller, permission: Permission): void {
   if (!caller.permissions.has(permission)) {
-    throw new ApiError('insufficient_permission', `This API key may not ${permission} payment requests.`);
+    throw new ApiError('insufficient_permission', PERMISSION_REFUSALS[permission]);
   }
 }

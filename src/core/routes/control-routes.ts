@@ -40,7 +40,7 @@ export function controlRoutes(): EngineRoute[] {
       name: 'listPaymentRequests',
       method: 'GET',
       path: '/sandbox/v1/payment-requests',
-      access: 'key',
+      access: 'read',
       query: declareQuery<{ limit?: number }>({ limit: { type: 'integer', minimum: 1 } }),
       answer: { status: 200, schema: paymentRequestListSchema },
       handle: ({ caller, query }, { paymentRequests }) => ({
@@ -53,7 +53,7 @@ export function controlRoutes(): EngineRoute[] {
         name,
         method: 'POST',
         path: `/sandbox/v1/payment-requests/:id/${transition}`,
-        access: 'key',
+        access: 'create',
         answer: { status: 200, schema: paymentRequestSchema },
         errors: ['payment_request_not_found', 'invalid_transition'],
         handle: async ({ caller, params }, { paymentRequests }) => ({
@@ -66,7 +66,7 @@ export function controlRoutes(): EngineRoute[] {
       name: 'payInvoice',
       method: 'POST',
       path: '/sandbox/v1/pay',
-      access: 'key',
+      access: 'create',
       body: declareBody<{ invoice: string }>({ schema: payBodySchema, what: 'payment' }),
       answer: { status: 200, schema: payResultSchema },
       errors: ['invoice_not_found', 'invalid_transition'],
@@ -80,7 +80,7 @@ export function controlRoutes(): EngineRoute[] {
       name: 'getClock',
       method: 'GET',
       path: '/sandbox/v1/clock',
-      access: 'key',
+      access: 'read',
       answer: { status: 200, schema: clockSchema },
       handle: ({ caller }, { clocks }) => clockOf(clocks, caller),
     }),
@@ -88,7 +88,7 @@ export function controlRoutes(): EngineRoute[] {
       name: 'advanceClock',
       method: 'POST',
       path: '/sandbox/v1/clock/advance',
-      access: 'key',
+      access: 'create',
       body: declareBody<{ seconds: number }>({ schema: advanceClockBodySchema, what: 'clock advance' }),
       answer: { status: 200, schema: clockSchema },
       handle: async ({ caller, body: { seconds } }, { clocks }) => {
@@ -104,7 +104,7 @@ export function controlRoutes(): EngineRoute[] {
       name: 'freezeClock',
       method: 'POST',
       path: '/sandbox/v1/clock/freeze',
-      access: 'key',
+      access: 'create',
       answer: { status: 200, schema: clockSchema },
       handle: async ({ caller }, { clocks }) => {
         await clocks.freeze(caller.account.id);
@@ -115,7 +115,7 @@ export function controlRoutes(): EngineRoute[] {
       name: 'unfreezeClock',
       method: 'POST',
       path: '/sandbox/v1/clock/unfreeze',
-      access: 'key',
+      access: 'create',
       answer: { status: 200, schema: clockSchema },
       handle: async ({ caller }, { clocks }) => {
         await clocks.unfreeze(caller.account.id);
@@ -126,7 +126,7 @@ export function controlRoutes(): EngineRoute[] {
       name: 'getRules',
       method: 'GET',
       path: '/sandbox/v1/rules',
-      access: 'key',
+      access: 'read',
       answer: { status: 200, schema: rulesViewSchema },
       handle: ({ caller }, { rules }) => ({ status: 200, body: rulesOf(rules, caller) }),
     }),
@@ -134,7 +134,7 @@ export function controlRoutes(): EngineRoute[] {
       name: 'putRules',
       method: 'PUT',
       path: '/sandbox/v1/rules',
-      access: 'key',
+      access: 'create',
       body: putRulesBody,
       answer: { status: 200, schema: rulesViewSchema },
       handle: ({ caller, body }, { rules }) => {
@@ -146,7 +146,7 @@ export function controlRoutes(): EngineRoute[] {
       name: 'resetAccount',
       method: 'POST',
       path: '/sandbox/v1/reset',
-      access: 'key',
+      access: 'create',
       answer: { status: 204 },
       handle: async ({ caller }, { paymentRequests, clocks }) => {
         // Exactly what CONTRACT.md promises: requests and clock. Rules stay until replaced (PUT []).

@@ -10,8 +10,10 @@ import {
   webhookEventSchema,
   type CreateEndpointBody,
   type EventType,
+  type WebhookEndpoint,
 } from '../../schemas/webhooks.js';
-import { toDeliveryView, toEndpointView, toEventView } from '../webhooks/records.js';
+import type { Caller } from '../accounts/accounts.js';
+import { toDeliveryView, toEndpointView, toEventView, type EndpointRecord } from '../webhooks/records.js';
 import { declareBody, declareQuery } from '../pipeline/route.js';
 import { route, type EngineRoute } from './route-deps.js';
 
@@ -29,37 +31,37 @@ export function webhookRoutes(): EngineRoute[] {
       name: 'createWebhookEndpoint',
       method: 'POST',
       path: '/sandbox/v1/webhook-endpoints',
-      access: 'key',
+      access: 'create',
       body: declareBody<CreateEndpointBody>({ schema: createEndpointBodySchema, what: 'webhook endpoint' }),
       answer: { status: 201, schema: webhookEndpointSchema },
       handle: async ({ caller, body }, { endpoints }) => {
         const endpoint = await endpoints.register(caller.account.id, body);
-        return { status: 201, body: toEndpointView(endpoint), headers: { location: `/sandbox/v1/webhook-endpoints/${endpoint.id}` } };
+        return { status: 201, body: endpointViewFor(caller, endpoint), headers: { location: `/sandbox/v1/webhook-endpoints/${endpoint.id}` } };
       },
     }),
     route({
       name: 'listWebhookEndpoints',
       method: 'GET',
       path: '/sandbox/v1/webhook-endpoints',
-      access: 'key',
+      access: 'read',
       query: declareQuery<Record<string, never>>({}),
       answer: { status: 200, schema: webhookEndpointListSchema },
-      handle: ({ caller }, { endpoints }) => ({ status: 200, body: { data: endpoints.list(caller.account.id).map(toEndpointView) } }),
+      handle: ({ caller }, { endpoints }) => ({ status: 200, body: { data: endpoints.list(caller.account.id).map((endpoint) => endpointViewFor(caller, endpoint)) } }),
     }),
     route({
       name: 'getWebhookEndpoint',
       method: 'GET',
       path: '/sandbox/v1/webhook-endpoints/:id',
-      access: 'key',
+      access: 'read',
       answer: { status: 200, schema: webhookEndpointSchema },
       errors: ['webhook_endpoint_not_found'],
-      handle: ({ caller, params }, { endpoints }) => ({ status: 200, body: toEndpointView(endpoints.get(caller.account.id, params.id!)) }),
+      handle: ({ caller, params }, { endpoints }) => ({ status: 200, body: endpointViewFor(caller, endpoints.get(caller.account.id, params.id!)) }),
     }),
     route({
       name: 'deleteWebhookEndpoint',
       method: 'DELETE',
       path: '/sandbox/v1/webhook-endpoints/:id',
-      access: 'key',
+      access: 'create',
       answer: { status: 204 },
       errors: ['webhook_endpoint_not_found'],
       handle: async ({ caller, params }, { endpoints }) => {
@@ -71,7 +73,7 @@ export function webhookRoutes(): EngineRoute[] {
       name: 'listEvents',
       method: 'GET',
       path: '/sandbox/v1/events',
-      access: 'key',
+      access: 'read',
       query: declareQuery<{ type?: EventType; paymentRequest?: string; limit?: number }>({ type: { enum: EVENT_TYPES }, paymentRequest: ID_FILTER, limit: LIMIT }),
       answer: { status: 200, schema: webhookEventListSchema },
       handle: ({ caller, query: { type, paymentRequest, limit } }, { log }) => {
@@ -83,7 +85,7 @@ export function webhookRoutes(): EngineRoute[] {
       name: 'getEvent',
       method: 'GET',
       path: '/sandbox/v1/events/:id',
-      access: 'key',
+      access: 'read',
       answer: { status: 200, schema: webhookEventSchema },
       errors: ['event_not_found'],
       handle: ({ caller, params }, { log }) => ({ status: 200, body: toEventView(log.event(caller.account.id, params.id!)) }),
@@ -92,7 +94,7 @@ export function webhookRoutes(): EngineRoute[] {
       name: 'redeliverEvent',
       method: 'POST',
       path: '/sandbox/v1/events/:id/redeliver',
-      access: 'key',
+      access: 'create',
       answer: { status: 202, schema: webhookDeliveryListSchema },
       errors: ['event_not_found'],
       handle: async ({ caller, params }, { log }) => {
@@ -104,7 +106,7 @@ export function webhookRoutes(): EngineRoute[] {
       name: 'listWebhookDeliveries',
       method: 'GET',
       path: '/sandbox/v1/webhook-deliveries',
-      access: 'key',
+      access: 'read',
       query: declareQuery<{ event?: string; endpoint?: string; limit?: number }>({ event: ID_FILTER, endpoint: ID_FILTER, limit: LIMIT }),
       answer: { status: 200, schema: webhookDeliveryListSchema },
       handle: ({ caller, query: { event, endpoint, limit } }, { log }) => {
@@ -113,4 +115,12 @@ export function webhookRoutes(): EngineRoute[] {
       },
     }),
   ];
+}
+
+/** An endpoint as `caller` may see it: its signing secret only for a key that may create. */
+function endpointViewFor(caller: Caller, endpoint: EndpointRecord): WebhookEndpoint {
+  const view = toEndpointView(endpoint);
+  if (caller.permissions.has('create')) return view;
+  const { secret: _hidden, ...withoutSecret } = view;
+  return withoutSecret;
 }

@@ -13,6 +13,8 @@ export interface EventRecord extends WebhookEvent {
 /** A webhook endpoint as stored. */
 export interface EndpointRecord extends WebhookEndpoint {
   accountId: string;
+  /** Always stored; shown only to keys that may create. */
+  secret: string;
 }
 
 /** One attempt of a delivery as stored. */

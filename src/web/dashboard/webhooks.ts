@@ -94,8 +94,12 @@ export class WebhookPanel {
 
   #renderEndpoint(endpoint: WebhookEndpoint): HTMLLIElement {
     const secretId = `secret-${endpoint.id}`;
-    const secret = h('p', { class: 'secret', id: secretId, hidden: true }, 'Signing secret: ', h('code', {}, endpoint.secret));
-    const toggle = h('button', { type: 'button', class: 'secondary', 'aria-expanded': 'false', 'aria-controls': secretId }, 'Show secret');
+    // A read-only key is not shown the secret (the API leaves it out): say so, with nothing to toggle.
+    const secret =
+      endpoint.secret === undefined
+        ? h('p', { class: 'secret', id: secretId }, 'Signing secret: shown to keys that may create.')
+        : h('p', { class: 'secret', id: secretId, hidden: true }, 'Signing secret: ', h('code', {}, endpoint.secret));
+    const toggle = h('button', { type: 'button', class: 'secondary', 'aria-expanded': 'false', 'aria-controls': secretId, hidden: endpoint.secret === undefined }, 'Show secret');
     toggle.onclick = () => {
       const show = secret.hidden;
       secret.hidden = !show;
