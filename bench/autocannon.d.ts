@@ -22,6 +22,8 @@ declare module 'autocannon' {
     connections?: number;
     /** Seconds. */
     duration?: number;
+    /** Milliseconds between samples; a run ends at the first sample after `duration`. */
+    sampleInt?: number;
     requests?: Request[];
   }
 

@@ -9,23 +9,48 @@
  * exits 0 (it is a figure to read); a server that fails to start, crashes or answers errors
  * exits 1, because then the figures measure the wrong thing.
  *
- * Each case gets a warm-up (BENCH_WARMUP_SECONDS, default 2), then BENCH_SECONDS (default 6)
- * measured, split into BENCH_ROUNDS (default 3) rounds interleaved with the other cases'.
- * BENCH_CPU_PROF=DIR writes a V8 CPU profile of every server process into DIR on shutdown.
+ * Every target is a ratio of two cases (ours over the floor's, mostly), measured in rounds that
+ * alternate, the floor's first and last: floor, ours, floor, ours, ..., floor. Each of our rounds
+ * gets a ratio, its req/s over the mean of the floor's rounds just before and just after it, so a
+ * neighbour's load that grows or fades over those seconds cancels; the ratio reported is the
+ * median of those, so a burst that hit one round drops out. The tables and `bench/results.json`
+ * show every round's req/s and ratio beside the median. Each case first gets a warm-up
+ * (BENCH_WARMUP_SECONDS, default 2); then BENCH_ROUNDS (default 5) rounds of ours per
+ * comparison, each lasting BENCH_SECONDS / BENCH_ROUNDS (BENCH_SECONDS default 6).
+ *
+ * BENCH_ONLY=hot measures only the hot path, in about two minutes: GET, GET status and
+ * POST of the floor and of our in-memory server with the default flags and quiet; no JSON file,
+ * no webhooks, no storage figures, no start-up targets.
+ * BENCH_CPU_PROF=DIR writes a V8 CPU profile of every server process into DIR on shutdown, and
+ * the time window of every measured round into DIR/windows.json; the bench then prints each
+ * case's CPU time per request by stage (`bench/profile-summary.ts`, which also reads DIR later).
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Request } from 'autocannon';
-import { creates, cycledGets, runLoad, summarize, type CaseFigures, type LoadRun, type Target } from './load.js';
+import { cpuUsPerRequestOf, creates, cycledGets, reqPerSecOf, runLoad, summarize, type CaseFigures, type LoadRun, type Target } from './load.js';
 import { writePrefilledDataFile } from './prefill.js';
-import { caseTable, noiseWarning, ratios, ratioTable, startupChecks, startupTable } from './report.js';
+import { profileTable, summarizeProfiles, WINDOWS_FILE, type CaseProfile, type ProfileWindow } from './profile-summary.js';
+import {
+  caseTable,
+  COMPARISONS,
+  noiseWarning,
+  ratioOf,
+  ratioTable,
+  startupChecks,
+  startupTable,
+  type Comparison,
+  type ComparedRound,
+  type RatioResult,
+  type StartupCheck,
+} from './report.js';
 import { seedThroughApi } from './seed.js';
 import { promisify } from 'node:util';
 import { REPO_ROOT, spawnServer, type ServerProcess } from './server-process.js';
 import { COMPILED_CLI, startTimed, type StartupFigures } from './startup.js';
-import { measureStorage, storageTable } from './storage.js';
+import { measureStorage, storageTable, type StorageFigures } from './storage.js';
 
 const RECORDS = 100_000;
 /** Records created through the API on the in-memory servers, for their GETs to read. */
@@ -43,14 +68,17 @@ const DEFAULT_FLAGS: string[] = [];
 const QUIET_FLAGS = ['--log-level', 'warn'];
 const RESULTS_FILE = join(REPO_ROOT, 'bench', 'results.json');
 
-/** A measured case: its name, the server it loads and the request it sends. */
-type Case = [string, Target, Request];
+/** A measured case: the server it loads and the request it sends. */
+type Case = [Target, Request];
 
+const only = process.env.BENCH_ONLY;
+if (only !== undefined && only !== 'hot') throw new Error(`BENCH_ONLY must be "hot" or unset (got "${only}")`);
+const hotOnly = only === 'hot';
 const load = {
   connections: 10,
   warmupSeconds: positiveFrom('BENCH_WARMUP_SECONDS', 2),
   seconds: positiveFrom('BENCH_SECONDS', 6),
-  rounds: Math.round(positiveFrom('BENCH_ROUNDS', 3)),
+  rounds: Math.round(positiveFrom('BENCH_ROUNDS', 5)),
 };
 const roundSeconds = load.seconds / load.rounds;
 const profileDir = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
@@ -64,11 +92,11 @@ const dataDir = await mkdtemp(join(REPO_ROOT, 'bench', '.data', 'run-'));
 let answeredErrors = false;
 try {
   console.log(
-    `lnpr-sandbox bench: node ${process.version}, ${cpus().length} CPUs, ${load.connections} connections, ` +
-      `${load.warmupSeconds} s warm-up + ${load.seconds} s measured per case in ${load.rounds} rounds, code ${code ?? 'unknown'}`,
+    `lnpr-sandbox bench${hotOnly ? ' (BENCH_ONLY=hot)' : ''}: node ${process.version}, ${cpus().length} CPUs, ${load.connections} connections, ` +
+      `${load.warmupSeconds} s warm-up per case, then per comparison ${load.rounds} rounds of ${roundSeconds.toFixed(1)} s alternating with ${load.rounds + 1} of the case compared with, code ${code ?? 'unknown'}`,
   );
   console.log(
-    'servers run in child processes; memory and json-file 100k with the default flags (a JSON log line per request ' +
+    `servers run in child processes; memory${hotOnly ? '' : ' and json-file 100k'} with the default flags (a JSON log line per request ` +
       `to a pipe), memory quiet with ${QUIET_FLAGS.join(' ')} (no request log)`,
   );
   if (profileDir) console.log(`CPU profiles of the servers go to ${profileDir} (profiling slows every server alike)`);
@@ -76,111 +104,129 @@ try {
   await step('building dist/ (npm run build): servers run the compiled CLI, as installed users do', () =>
     promisify(execFile)(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT }),
   );
-  const dataFile = join(dataDir, 'sandbox.json');
-  const fileIds = await step(`writing ${RECORDS.toLocaleString('en')} records to ${dataFile}`, () =>
-    writePrefilledDataFile(dataFile, RECORDS),
-  );
   const startups: Record<string, StartupFigures> = {};
-  const recordPath = `/api/v1/payment-requests/${fileIds.at(-1)!}`;
-  const onFile = await step('starting json-file 100k (timed)', () =>
-    startTimed('json-file 100k', ['--data', dataFile, ...DEFAULT_FLAGS], { authorization: AUTHORIZATION, recordPath }, nodeFlags),
-  );
-  servers.push(onFile.server);
-  startups['json-file 100k'] = onFile.startup;
-  // The same start-up in memory: what the CLI costs before any record is read.
+  let checks: StartupCheck[] = [];
+  /** Each server: its target and the ids its GETs read (none: it serves POSTs only). */
+  const targets: Array<[string, Target, string[]]> = [];
+  const floor = spawnServer('floor', ['bench/floor-server.ts'], nodeFlags);
+  servers.push(floor);
+  targets.push(['floor', { url: await guarded(floor.url), pid: floor.pid }, []]);
+  // The start-up in memory: what the CLI costs before any record is read.
   const inMemory = await step('starting memory (timed)', () =>
     startTimed('memory', DEFAULT_FLAGS, { authorization: AUTHORIZATION }, nodeFlags),
   );
   servers.push(inMemory.server);
   startups.memory = inMemory.startup;
+  targets.push(['memory', { url: inMemory.url, pid: inMemory.server.pid }, []]);
   const quiet = spawnServer('memory quiet', [COMPILED_CLI, 'serve', '--port', '0', ...QUIET_FLAGS], nodeFlags, false);
   servers.push(quiet);
-  // Deliveries cost the server sending them: one endpoint, a receiver in its own process answering 200.
-  const receiver = spawnServer('webhook receiver', ['bench/webhook-receiver.ts']);
-  servers.push(receiver);
-  const receiverUrl = await guarded(receiver.url);
-  const withWebhook = spawnServer('memory webhook', [COMPILED_CLI, 'serve', '--port', '0', '--webhook', receiverUrl, ...DEFAULT_FLAGS], nodeFlags, false);
-  servers.push(withWebhook);
-  const floor = spawnServer('floor', ['bench/floor-server.ts'], nodeFlags);
-  servers.push(floor);
-  const floorTarget: Target = { url: await guarded(floor.url), pid: floor.pid };
-  const memoryTarget: Target = { url: inMemory.url, pid: inMemory.server.pid };
-  const quietTarget: Target = { url: await guarded(quiet.url), pid: quiet.pid };
-  const fileTarget: Target = { url: onFile.url, pid: onFile.server.pid };
-  const webhookTarget: Target = { url: await guarded(withWebhook.url), pid: withWebhook.pid };
+  targets.push(['memory quiet', { url: await guarded(quiet.url), pid: quiet.pid }, []]);
+  let webhook: { target: Target; receiverUrl: string } | undefined;
+  if (!hotOnly) {
+    const dataFile = join(dataDir, 'sandbox.json');
+    const fileIds = await step(`writing ${RECORDS.toLocaleString('en')} records to ${dataFile}`, () =>
+      writePrefilledDataFile(dataFile, RECORDS),
+    );
+    const recordPath = `/api/v1/payment-requests/${fileIds.at(-1)!}`;
+    const onFile = await step('starting json-file 100k (timed)', () =>
+      startTimed('json-file 100k', ['--data', dataFile, ...DEFAULT_FLAGS], { authorization: AUTHORIZATION, recordPath }, nodeFlags),
+    );
+    servers.push(onFile.server);
+    startups['json-file 100k'] = onFile.startup;
+    checks = startupChecks(onFile.startup);
+    targets.push(['json-file 100k', { url: onFile.url, pid: onFile.server.pid }, fileIds]);
+    // Deliveries cost the server sending them: one endpoint, a receiver in its own process answering 200.
+    const receiver = spawnServer('webhook receiver', ['bench/webhook-receiver.ts']);
+    servers.push(receiver);
+    const receiverUrl = await guarded(receiver.url);
+    const withWebhook = spawnServer('memory webhook', [COMPILED_CLI, 'serve', '--port', '0', '--webhook', receiverUrl, ...DEFAULT_FLAGS], nodeFlags, false);
+    servers.push(withWebhook);
+    webhook = { target: { url: await guarded(withWebhook.url), pid: withWebhook.pid }, receiverUrl };
+  }
 
-  const [floorIds, memoryIds, quietIds] = await step(`creating ${SEEDED} records through the API of floor, memory and memory quiet`, () =>
-    guarded(
-      Promise.all([
-        seedThroughApi(floorTarget.url, AUTHORIZATION, CREATE_BODY, SEEDED, load.connections),
-        seedThroughApi(memoryTarget.url, AUTHORIZATION, CREATE_BODY, SEEDED, load.connections),
-        seedThroughApi(quietTarget.url, AUTHORIZATION, CREATE_BODY, SEEDED, load.connections),
-      ]),
-    ),
+  const seeded = targets.filter(([server]) => server !== 'json-file 100k');
+  const seededIds = await step(`creating ${SEEDED} records through the API of ${seeded.map(([server]) => server).join(', ')}`, () =>
+    guarded(Promise.all(seeded.map(([, target]) => seedThroughApi(target.url, AUTHORIZATION, CREATE_BODY, SEEDED, load.connections)))),
   );
+  seeded.forEach(([, , ids], i) => ids.push(...seededIds[i]!));
 
-  // Every case of a phase in turn, round after round, so the figures a ratio compares are
-  // measured seconds apart and a burst of other work spoils one round of each at most. Reads
-  // form one phase (a target compares GET status with the floor's GET); POSTs come last, as
-  // they add records.
-  const targets: Array<[string, Target, string[]]> = [
-    ['floor', floorTarget, floorIds],
-    ['memory', memoryTarget, memoryIds],
-    ['memory quiet', quietTarget, quietIds],
-    ['json-file 100k', fileTarget, fileIds],
-  ];
-  const phases: Array<[string, Case[]]> = [
-    [
-      'GET and GET status',
-      [
-        ...targets.map(([server, target, ids]): Case => [`${server} GET`, target, cycledGets(ids, AUTHORIZATION, '')]),
-        ...targets.map(([server, target, ids]): Case => [`${server} GET status`, target, cycledGets(ids, AUTHORIZATION, '/status')]),
-      ],
-    ],
-    [
-      'POST',
-      [...targets, ['memory webhook', webhookTarget, []] as const].map(
-        ([server, target]): Case => [`${server} POST`, target, creates(AUTHORIZATION, CREATE_BODY)],
-      ),
-    ],
+  const caseOf = new Map<string, Case>();
+  for (const [server, target, ids] of targets) {
+    caseOf.set(`${server} GET`, [target, cycledGets(ids, AUTHORIZATION, '')]);
+    caseOf.set(`${server} GET status`, [target, cycledGets(ids, AUTHORIZATION, '/status')]);
+    caseOf.set(`${server} POST`, [target, creates(AUTHORIZATION, CREATE_BODY)]);
+  }
+  if (webhook) caseOf.set('memory webhook POST', [webhook.target, creates(AUTHORIZATION, CREATE_BODY)]);
+  const comparisons = COMPARISONS.filter((c) => caseOf.has(c.of) && caseOf.has(c.over));
+  // Reads form one phase; POSTs come last, as they add records.
+  const phases: Array<[string, Comparison[]]> = [
+    ['GET and GET status', comparisons.filter((c) => !c.of.endsWith(' POST'))],
+    ['POST', comparisons.filter((c) => c.of.endsWith(' POST'))],
   ];
   const pids = servers.map((server) => server.pid);
   // Every create on the webhook server is an event its receiver must get, warm-up ones included.
   let webhookCreates = 0;
-  const countCreates = (target: Target, run: LoadRun) => {
-    if (target === webhookTarget) webhookCreates += run.statusCodes['201'] ?? 0;
+  const runCase = async (name: string, seconds: number): Promise<LoadRun> => {
+    const [target, request] = caseOf.get(name)!;
+    const run = await guarded(runLoad(target, request, load.connections, seconds, pids));
+    if (target === webhook?.target) webhookCreates += run.statusCodes['201'] ?? 0;
+    return run;
   };
-  const cases: Record<string, CaseFigures> = {};
+  const runs = new Map<string, LoadRun[]>();
+  const compared = new Map<Comparison, ComparedRound[]>();
+  const windows: ProfileWindow[] = [];
+  const measured = async (name: string): Promise<LoadRun> => {
+    const run = await runCase(name, roundSeconds);
+    if (!runs.has(name)) runs.set(name, []);
+    runs.get(name)!.push(run);
+    windows.push({ case: name, pid: caseOf.get(name)![0].pid, startUs: run.startUs, endUs: run.endUs, requests: run.ok });
+    return run;
+  };
   for (const [phase, group] of phases) {
-    const runs = new Map<string, LoadRun[]>(group.map(([name]) => [name, []]));
-    await step(`measuring ${phase} (warm-up, then ${load.rounds} rounds of each case)`, async () => {
+    if (group.length === 0) continue;
+    const names = [...new Set(group.flatMap((c) => [c.over, c.of]))];
+    await step(`measuring ${phase} (a warm-up of each case, then each comparison's alternating rounds)`, async () => {
       // Warm-up answers are dropped: the JIT and the connections settle first.
-      for (const [, target, request] of group) countCreates(target, await guarded(runLoad(target, request, load.connections, load.warmupSeconds, pids)));
-      for (let round = 0; round < load.rounds; round++) {
-        for (const [name, target, request] of group) {
-          const run = await guarded(runLoad(target, request, load.connections, roundSeconds, pids));
-          countCreates(target, run);
-          runs.get(name)!.push(run);
+      for (const name of names) await runCase(name, load.warmupSeconds);
+      for (const comparison of group) {
+        const rounds: ComparedRound[] = [];
+        let before = await measured(comparison.over);
+        for (let round = 0; round < load.rounds; round++) {
+          const of = await measured(comparison.of);
+          const after = await measured(comparison.over);
+          rounds.push(comparedRound(of, before, after));
+          before = after;
         }
+        compared.set(comparison, rounds);
       }
     });
-    for (const [name, caseRuns] of runs) cases[name] = summarize(caseRuns);
   }
+  const cases: Record<string, CaseFigures> = {};
+  for (const [name, caseRuns] of runs) cases[name] = summarize(caseRuns);
+  const measuredRatios: RatioResult[] = comparisons.map((c) => ratioOf(c, compared.get(c)!));
 
-  const loadEndedAt = performance.now();
-  const drain = await step('waiting for every delivery to reach the receiver', () => waitForDeliveries(receiverUrl, webhookCreates, loadEndedAt));
-  const deliveries = await step('reading the webhook server\'s delivery log', () => deliveryOutcomes(webhookTarget.url));
-  const storage = await step(`measuring storage at ${RECORDS.toLocaleString('en')} records (compaction stalls, crash restarts)`, () =>
-    measureStorage({ records: RECORDS, dataDir }),
-  );
-  const measuredRatios = ratios(cases);
-  const checks = startupChecks(onFile.startup);
+  let drain: Awaited<ReturnType<typeof waitForDeliveries>> | undefined;
+  let deliveries: Record<string, number> | undefined;
+  let storage: StorageFigures | undefined;
+  if (webhook) {
+    const { target, receiverUrl } = webhook;
+    const loadEndedAt = performance.now();
+    drain = await step('waiting for every delivery to reach the receiver', () => waitForDeliveries(receiverUrl, webhookCreates, loadEndedAt));
+    deliveries = await step('reading the webhook server\'s delivery log', () => deliveryOutcomes(target.url));
+  }
+  if (!hotOnly) {
+    storage = await step(`measuring storage at ${RECORDS.toLocaleString('en')} records (compaction stalls, crash restarts)`, () =>
+      measureStorage({ records: RECORDS, dataDir }),
+    );
+  }
   const warning = noiseWarning(cases, startups);
   console.log(`\n${caseTable(cases)}\n\n${ratioTable(measuredRatios)}\n\n${startupTable(startups, checks)}\n`);
-  console.log(
-    `webhook deliveries: ${drain.created} creates answered 201 to the load tool (the few in flight when a round stops make events too), ${drain.received} deliveries received, the last ${drain.secondsAfterLoad.toFixed(1)} s after the load ended; the newest kept attempts: ${JSON.stringify(deliveries)}\n`,
-  );
-  console.log(`${storageTable(storage)}\n`);
+  if (drain) {
+    console.log(
+      `webhook deliveries: ${drain.created} creates answered 201 to the load tool (the few in flight when a round stops make events too), ${drain.received} deliveries received, the last ${drain.secondsAfterLoad.toFixed(1)} s after the load ended; the newest kept attempts: ${JSON.stringify(deliveries)}\n`,
+    );
+  }
+  if (storage) console.log(`${storageTable(storage)}\n`);
   if (warning) console.log(`${warning}\n`);
 
   const failing = Object.entries(cases).filter(([, c]) => c.non2xx + c.errors + c.timeouts > 0);
@@ -188,10 +234,16 @@ try {
     const codes = JSON.stringify(c.statusCodes);
     console.error(`${name}: ${c.non2xx} non-2xx, ${c.errors} errors, ${c.timeouts} timeouts; status codes ${codes}`);
   }
-  if (drain.received < drain.created) console.error(`webhook deliveries: ${drain.created - drain.received} of ${drain.created} never reached the receiver`);
-  answeredErrors = failing.length > 0 || drain.received < drain.created;
+  if (drain && drain.received < drain.created) console.error(`webhook deliveries: ${drain.created - drain.received} of ${drain.created} never reached the receiver`);
+  answeredErrors = failing.length > 0 || (drain !== undefined && drain.received < drain.created);
 
   await step('stopping servers', stopAll);
+  let profile: CaseProfile[] | undefined;
+  if (profileDir) {
+    await writeFile(join(profileDir, WINDOWS_FILE), `${JSON.stringify(windows, null, 2)}\n`);
+    profile = await step(`reading the CPU profiles in ${profileDir}`, () => summarizeProfiles(profileDir));
+    console.log(`\n${profileTable(profile)}\n(top functions: npx tsx bench/profile-summary.ts ${profileDir})\n`);
+  }
   const totalSeconds = Math.round((performance.now() - benchStart) / 100) / 10;
   await writeFile(
     RESULTS_FILE,
@@ -201,6 +253,7 @@ try {
         code,
         node: process.version,
         cpus: cpus().length,
+        only: only ?? null,
         connections: load.connections,
         warmupSeconds: load.warmupSeconds,
         seconds: load.seconds,
@@ -213,8 +266,9 @@ try {
         ratios: measuredRatios,
         startup: startups,
         startupTargets: checks,
-        webhookDeliveries: { ...drain, newestKept: deliveries },
-        storage,
+        webhookDeliveries: drain ? { ...drain, newestKept: deliveries } : null,
+        storage: storage ?? null,
+        profile: profile ?? null,
         warning: warning ?? null,
         totalSeconds,
       },
@@ -234,6 +288,24 @@ try {
 if (answeredErrors) process.exitCode = 1;
 // Start-up pollers of a failed run may still be waiting on a dead port.
 process.exit();
+
+/** A round of `of` between the rounds of the case it is compared with just before and after it. */
+function comparedRound(of: LoadRun, before: LoadRun, after: LoadRun): ComparedRound {
+  const ofCpu = cpuUsPerRequestOf(of);
+  const beforeCpu = cpuUsPerRequestOf(before);
+  const afterCpu = cpuUsPerRequestOf(after);
+  const ofReqPerSec = reqPerSecOf(of);
+  const overBeforeReqPerSec = reqPerSecOf(before);
+  const overAfterReqPerSec = reqPerSecOf(after);
+  const round3 = (value: number) => Math.round(value * 1000) / 1000;
+  return {
+    ofReqPerSec,
+    overBeforeReqPerSec,
+    overAfterReqPerSec,
+    ratio: round3(ofReqPerSec / ((overBeforeReqPerSec + overAfterReqPerSec) / 2)),
+    cpuCostRatio: ofCpu && beforeCpu && afterCpu ? round3((beforeCpu + afterCpu) / 2 / ofCpu) : null,
+  };
+}
 
 /** Stops every server started so far; rejects if any did not exit cleanly. */
 async function stopAll(): Promise<void> {

@@ -5,9 +5,8 @@
  * records (levels, redaction, the error serializer); request records, one per request, are
  * formatted here: a fixed shape written by hand costs a fraction of pino's generic serializer.
  */
-import type { FastifyServerOptions } from 'fastify';
 import { hostname } from 'node:os';
-import pino from 'pino';
+import pino, { type LoggerOptions } from 'pino';
 import { BatchedOutput, type BatchTarget } from './batched-output.js';
 import { prettyLine, prettyRequestLine } from './pretty-log.js';
 import { REQUEST_MESSAGE, type RequestLogSink, type RequestRecord } from './request-log.js';
@@ -29,7 +28,8 @@ const MAX_WAITING_BYTES = 16 * 1024 * 1024;
 
 /** The log of a server: options for `buildServer`, and how to flush it. */
 export interface LogOutput {
-  logger: Exclude<FastifyServerOptions['logger'], boolean | undefined>;
+  /** The server's logger options (`buildServer`'s `logger`). */
+  logger: LoggerOptions & { stream: BatchedOutput<RequestRecord> };
   /** Request records, written in `format`; undefined when the level leaves requests out. */
   requestLog: RequestLogSink | undefined;
   /**
@@ -49,12 +49,12 @@ export function createLogOutput({
   format: LogFormat;
   destination?: BatchTarget;
 }): LogOutput {
-  const output = new BatchedOutput(destination ?? stdout());
-  const toLine = format === 'pretty' ? prettyRequestLine : jsonRequestLine();
+  // Request records wait unformatted in the batch; each becomes a line when its batch leaves.
+  const output = new BatchedOutput<RequestRecord>(destination ?? stdout(), format === 'pretty' ? prettyRequestLine : jsonRequestLine());
   return {
     // pino calls `write` with each record; the hook turns it into a human line first.
     logger: { level, stream: output, ...(format === 'pretty' ? { hooks: { streamWrite: prettyLine } } : {}) },
-    requestLog: REQUEST_LEVELS.includes(level) ? (record) => output.write(toLine(record)) : undefined,
+    requestLog: REQUEST_LEVELS.includes(level) ? (record) => output.add(record) : undefined,
     flush: output.flush,
   };
 
@@ -75,11 +75,28 @@ export function createLogOutput({
 }
 
 /** Request records as pino would write them at `info` (its default fields), without its cost. */
-function jsonRequestLine(): (record: RequestRecord) => string {
+function jsonRequestLine(): (record: RequestRecord, timeMs: number) => string {
   const processFields = `,"pid":${process.pid},"hostname":${JSON.stringify(hostname())}`;
   const message = `,"msg":${JSON.stringify(REQUEST_MESSAGE)}}\n`;
-  return ({ method, url, statusCode, responseTime, paymentRequestId }) =>
-    `{"level":30,"time":${Date.now()}${processFields},"method":${JSON.stringify(method)},"url":${JSON.stringify(url)}` +
-    `,"statusCode":${statusCode},"responseTime":${responseTime}` +
-    `${paymentRequestId === undefined ? '' : `,"paymentRequestId":"${paymentRequestId}"`}${message}`;
+  // A busy server logs many requests a millisecond: their lines share the start up to the time.
+  let lastTimeMs = Number.NaN;
+  let start = '';
+  return ({ method, url, statusCode, responseTime, paymentRequestId }, timeMs) => {
+    if (timeMs !== lastTimeMs) {
+      lastTimeMs = timeMs;
+      start = `{"level":30,"time":${timeMs}${processFields},"method":`;
+    }
+    return (
+      start + jsonString(method) + ',"url":' + jsonString(url) + ',"statusCode":' + statusCode + ',"responseTime":' + responseTime +
+      (paymentRequestId === undefined ? message : ',"paymentRequestId":"' + paymentRequestId + '"' + message)
+    );
+  };
+}
+
+/** What JSON.stringify escapes in a string from Node's HTTP parser (whose characters are all below U+0100). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+
+/** `text` as a JSON string; quoted as it is when nothing in it needs escaping, which is cheaper than JSON.stringify. */
+function jsonString(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : '"' + text + '"';
 }
