@@ -38,11 +38,26 @@ function metadataProblems(metadata: Record<string, unknown>, settings: SandboxSe
   if (jsonDepthExceeds(metadata, settings.maxMetadataDepth)) {
     return [{ field: 'metadata', code: 'too_deep', message: `metadata must nest at most ${settings.maxMetadataDepth} levels` }];
   }
-  const bytes = new TextEncoder().encode(JSON.stringify(metadata)).length;
+  const bytes = utf8Length(JSON.stringify(metadata));
   if (bytes > settings.maxMetadataBytes) {
     return [{ field: 'metadata', code: 'too_large', message: `metadata must be at most ${settings.maxMetadataBytes} bytes as JSON` }];
   }
   return [];
+}
+
+/** The UTF-8 length of `text`, counted without encoding it (lone surrogates count as U+FFFD, 3 bytes, as TextEncoder writes them). */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2; // the pair's two code units make four bytes
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
