@@ -48,6 +48,7 @@ import {
 } from './report.js';
 import { seedThroughApi } from './seed.js';
 import { promisify } from 'node:util';
+import { MAX_LIST_LIMIT } from '../src/schemas/list-limit.js';
 import { REPO_ROOT, spawnServer, type ServerProcess } from './server-process.js';
 import { COMPILED_CLI, startTimed, type StartupFigures } from './startup.js';
 import { measureStorage, storageTable, type StorageFigures } from './storage.js';
@@ -363,7 +364,7 @@ async function waitForDeliveries(receiverUrl: string, created: number, loadEnded
 
 /** How the webhook server's kept delivery attempts went: they must have gone out and succeeded. */
 async function deliveryOutcomes(url: string): Promise<Record<string, number>> {
-  const response = await fetch(`${url}/sandbox/v1/webhook-deliveries`, { headers: { authorization: AUTHORIZATION } });
+  const response = await fetch(`${url}/sandbox/v1/webhook-deliveries?limit=${MAX_LIST_LIMIT}`, { headers: { authorization: AUTHORIZATION } });
   const { data } = (await response.json()) as { data: Array<{ status: string }> };
   const counts: Record<string, number> = {};
   for (const { status } of data) counts[status] = (counts[status] ?? 0) + 1;

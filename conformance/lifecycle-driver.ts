@@ -23,6 +23,8 @@ export interface ClockReading {
 /** Moves payment requests on. */
 export interface LifecycleDriver {
   kind: LifecycleKind;
+  /** How far the driver has moved the account's clock on, in seconds (what the run leaves behind). */
+  readonly clockAdvancedSeconds: number;
   /** Pays the request. */
   complete(request: DrivenRequest): Promise<void>;
   /** Makes the payment fail; controls only. */
@@ -52,7 +54,11 @@ export function controlsDriver(client: ApiClient): LifecycleDriver {
     const answer = await client.post(`/sandbox/v1${path}`, body === undefined ? {} : { body });
     if (answer.status !== 200) throw new CheckFailure(`control call POST /sandbox/v1${path} answered ${answer.status}: ${answer.text.slice(0, 200)}`);
   };
-  const advance = (seconds: number) => expectOk('/clock/advance', { seconds });
+  let advanced = 0;
+  const advance = async (seconds: number) => {
+    await expectOk('/clock/advance', { seconds });
+    advanced += seconds;
+  };
   // Whoever holds the clock moves it alone; the others' moves wait their turn.
   let held: Promise<unknown> = Promise.resolve();
   const inTurn = <T>(task: () => Promise<T>): Promise<T> => {
@@ -68,6 +74,9 @@ export function controlsDriver(client: ApiClient): LifecycleDriver {
   };
   return {
     kind: 'controls',
+    get clockAdvancedSeconds() {
+      return advanced;
+    },
     complete: (request) => expectOk(`/payment-requests/${encodeURIComponent(request.id)}/complete`),
     fail: (request) => expectOk(`/payment-requests/${encodeURIComponent(request.id)}/fail`),
     advanceClock: (seconds) => inTurn(() => advance(seconds)),
@@ -89,6 +98,7 @@ export function payCommandDriver(payInvoice: (invoice: string) => Promise<void>)
   const unsupported = (what: string) => () => Promise.reject(new CheckSkipped(`${what} needs the target's control API; a pay command can only pay`));
   return {
     kind: 'pay-command',
+    clockAdvancedSeconds: 0,
     // A failing wallet is a failed check with the wallet's own words, not a crash of the check.
     complete: (request) =>
       payInvoice(request.invoice).catch((error: unknown) => {

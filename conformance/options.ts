@@ -6,12 +6,18 @@ import type { Profile } from './vocabulary.js';
 export interface ConformanceOptions {
   /** The implementation's base URL; paths such as `/api/v1/payment-requests` are appended. */
   baseUrl: string;
-  /** A key with create and read permission. */
-  apiKey: string;
+  /** A key with create and read permission; required unless `adminKey` is given. */
+  apiKey?: string;
   /** A key of the same account without create permission: enables the permission check. */
   readOnlyKey?: string;
   /** A key of a non-custodial (NWC) account: enables the `isNwc`/`nwcRelay` checks. */
   nwcKey?: string;
+  /**
+   * A key with the `accounts` permission of a sandbox's accounts API: the run makes accounts of its
+   * own (custodial, and NWC when a check needs one), uses their keys instead of the three above,
+   * and deletes them at the end, however the run ends.
+   */
+  adminKey?: string;
   profile?: Profile;
   /** Pins the minimum amount (21 or 1); by default either reading passes. */
   minAmount?: number;

@@ -2,21 +2,25 @@
  * `runConformance`: runs the checks of a profile against one target and classifies each result.
  * It knows the target only through HTTP.
  */
-import type { Check, CheckContext, CheckNeed } from './check.js';
-import { CheckFailure, CheckSkipped } from './check-errors.js';
+import type { Check, CheckContext, CheckNeed, ResolvedKeys } from './check.js';
+import { CheckFailure, CheckSkipped, ConformanceUsageError } from './check-errors.js';
 import { ALL_CHECKS } from './checks/index.js';
-import { ApiClient, TargetUnreachable } from './client.js';
+import { ApiClient, TargetUnreachable, type ApiClientOptions } from './client.js';
 import { controlsDriver, detectControls, payCommandDriver, type LifecycleDriver } from './lifecycle-driver.js';
 import type { ConformanceOptions } from './options.js';
-import type { CheckResult, ConformanceResult } from './result.js';
+import type { CheckResult, ConformanceResult, RunFootprint } from './result.js';
+import { footprintOf, makeOwnAccounts, type OwnAccounts } from './run-accounts.js';
 import { CHECK_OUTCOMES, PROFILES, type CheckOutcome, type Profile } from './vocabulary.js';
 
-/** A run that cannot start: bad options (exit status 2, like an unreachable target). */
-export class ConformanceUsageError extends Error {
-  override readonly name = 'ConformanceUsageError';
-}
+export { ConformanceUsageError } from './check-errors.js';
 
-/** Runs the suite; resolves with every check's result. Throws TargetUnreachable or ConformanceUsageError. */
+/** What the accounts API names the accounts a run makes. */
+const OWN_ACCOUNT_NAME = 'lnpr conformance run';
+
+/**
+ * Runs the suite; resolves with every check's result. Throws TargetUnreachable or
+ * ConformanceUsageError. With `adminKey` it runs in accounts of its own, deleted at the end.
+ */
 export async function runConformance(options: ConformanceOptions, checks: readonly Check[] = ALL_CHECKS): Promise<ConformanceResult> {
   const started = performance.now();
   const profile: Profile = options.profile ?? 'core';
@@ -24,30 +28,90 @@ export async function runConformance(options: ConformanceOptions, checks: readon
   if (options.minAmount !== undefined && !(Number.isSafeInteger(options.minAmount) && options.minAmount >= 1)) {
     throw new ConformanceUsageError(`minAmount must be a whole number of sats, at least 1`);
   }
-  const client = new ApiClient({
+  const selected = checks.filter((check) => profile === 'full' || check.profile === profile);
+  const clientOptions: Omit<ApiClientOptions, 'apiKey'> = {
     baseUrl: options.baseUrl,
-    apiKey: options.apiKey,
-    keyRoles: { 'read-only': options.readOnlyKey, nwc: options.nwcKey },
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-  });
+  };
+  if (options.adminKey === undefined) {
+    if (options.apiKey === undefined) throw new ConformanceUsageError('an API key (apiKey) is required, or an admin key (adminKey) to run in accounts of its own');
+    const keys = { apiKey: options.apiKey, ...(options.readOnlyKey ? { readOnlyKey: options.readOnlyKey } : {}), ...(options.nwcKey ? { nwcKey: options.nwcKey } : {}) };
+    return runChecks(options, checks, selected, profile, clientOptions, keys, undefined, started);
+  }
+  const admin = new ApiClient({ ...clientOptions, apiKey: options.adminKey });
   // Reachability first: a target that does not answer HTTP is a usage problem, not 50 failures.
-  await client.get('/api/v1/payment-requests/pr_conformance_probe');
+  await admin.get('/api/v1/payment-requests/pr_conformance_probe', { key: null });
+  const own = await makeOwnAccounts(admin, { nwc: selected.some((check) => check.needs?.includes('nwcKey')), name: OWN_ACCOUNT_NAME });
+  return runChecks(options, checks, selected, profile, clientOptions, own.keys, own, started);
+}
 
-  const lifecycle = await chooseLifecycle(client, profile, options);
-  const selected = checks.filter((check) => profile === 'full' || check.profile === profile);
+/** Runs the selected checks with `keys`; deletes the run's own accounts (if any) at the end, however it ends. */
+async function runChecks(
+  options: ConformanceOptions,
+  checks: readonly Check[],
+  selected: readonly Check[],
+  profile: Profile,
+  clientOptions: Omit<ApiClientOptions, 'apiKey'>,
+  keys: ResolvedKeys,
+  own: OwnAccounts | undefined,
+  started: number,
+): Promise<ConformanceResult> {
+  const client = new ApiClient({ ...clientOptions, apiKey: keys.apiKey, keyRoles: { 'read-only': keys.readOnlyKey, nwc: keys.nwcKey } });
+  const warnings: string[] = [];
+  let footprint: RunFootprint | undefined;
+  let lifecycle: LifecycleDriver | undefined;
+  let results: CheckResult[];
+  let observations: Record<string, string>;
+  try {
+    // Reachability first: a target that does not answer HTTP is a usage problem, not 50 failures.
+    await client.get('/api/v1/payment-requests/pr_conformance_probe');
+    lifecycle = await chooseLifecycle(client, profile, options);
+    ({ results, observations } = await runSelected(client, lifecycle, keys, options, checks, selected, warnings));
+  } finally {
+    if (own !== undefined) {
+      const removal = await own.remove();
+      warnings.push(...removal.warnings);
+      footprint = { isolated: true, accounts: removal.accounts };
+    }
+  }
+  footprint ??= footprintOf(client.v1Answers(), keys.nwcKey === undefined ? ['main'] : ['main', 'nwc'], lifecycle?.clockAdvancedSeconds ?? 0);
+  if (observations.network === 'mainnet') warnings.push('the target issues MAINNET invoices: paying them moves real bitcoin');
+  const counts = countOutcomes(results);
+  return {
+    passed: counts.failed === 0 && counts['unexpected-pass'] === 0,
+    baseUrl: client.baseUrl,
+    profile,
+    lifecycle: lifecycle?.kind ?? 'none',
+    checks: results,
+    observations,
+    warnings,
+    footprint,
+    counts,
+    durationMs: performance.now() - started,
+  };
+}
+
+/** Runs the checks, `last` ones after the others; the results in the order of `selected`. */
+async function runSelected(
+  client: ApiClient,
+  lifecycle: LifecycleDriver | undefined,
+  keys: ResolvedKeys,
+  options: ConformanceOptions,
+  checks: readonly Check[],
+  selected: readonly Check[],
+  warnings: string[],
+): Promise<{ results: CheckResult[]; observations: Record<string, string> }> {
   const known = new Set(options.knownFailing ?? []);
   const unknownIds = [...known].filter((id) => !checks.some((check) => check.id === id));
-  const warnings = unknownIds.map((id) => `known-failing lists "${id}", which is not a check id`);
+  warnings.push(...unknownIds.map((id) => `known-failing lists "${id}", which is not a check id`));
   const observations: Record<string, string> = {};
   const sharedValues = new Map<string, Promise<unknown>>();
   const context: CheckContext = {
     client,
     options: {
-      apiKey: options.apiKey,
-      ...(options.readOnlyKey ? { readOnlyKey: options.readOnlyKey } : {}),
-      ...(options.nwcKey ? { nwcKey: options.nwcKey } : {}),
+      ...keys,
       ...(options.minAmount !== undefined ? { minAmount: options.minAmount } : {}),
     },
     lifecycle,
@@ -76,21 +140,9 @@ export async function runConformance(options: ConformanceOptions, checks: readon
     await Promise.all(workers);
   }
 
-  if (observations.network === 'mainnet') warnings.push('the target issues MAINNET invoices: paying them moves real bitcoin');
   const order = new Map(selected.map((check, index) => [check.id, index]));
   results.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
-  const counts = countOutcomes(results);
-  return {
-    passed: counts.failed === 0 && counts['unexpected-pass'] === 0,
-    baseUrl: client.baseUrl,
-    profile,
-    lifecycle: lifecycle?.kind ?? 'none',
-    checks: results,
-    observations,
-    warnings,
-    counts,
-    durationMs: performance.now() - started,
-  };
+  return { results, observations };
 }
 
 async function chooseLifecycle(client: ApiClient, profile: Profile, options: ConformanceOptions): Promise<LifecycleDriver | undefined> {

@@ -95,6 +95,40 @@ describe('the shipped scenarios', () => {
   });
 });
 
+describe('the shipped scenarios on a used sandbox', () => {
+  let used: CliProcess & { url: string };
+  afterAll(async () => {
+    used?.child.kill('SIGTERM');
+    await used?.exited;
+  });
+
+  it('all pass after others have used the default accounts: endpoints that fail, requests, rules, clocks moved on', async () => {
+    used = await startCliServer([]);
+    const call = async (key: string, method: string, path: string, body?: unknown) => {
+      const answer = await fetch(used.url + path, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      expect(answer.status, `${method} ${path}: ${await answer.clone().text()}`).toBeLessThan(300);
+      return answer.status === 204 ? undefined : ((await answer.json()) as Record<string, any>);
+    };
+    for (const key of ['sk_test_custodial', 'sk_test_nwc']) {
+      // A receiver that is gone: every delivery fails and is retried on the account's clock.
+      await call(key, 'POST', '/sandbox/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/gone' });
+      await call(key, 'PUT', '/sandbox/v1/rules', { rules: [{ name: 'someone else\'s rule', match: { amount: { max: 100_000 } }, outcome: 'fail', after: 1 }] });
+      for (let i = 0; i < 5; i++) {
+        const created = await call(key, 'POST', '/api/v1/payment-requests', { amount: 1000 + i, description: `left over ${i}`, destinationWallet: 'someone@example.com' });
+        if (i % 2 === 0) await call(key, 'POST', `/sandbox/v1/payment-requests/${created!.id}/complete`);
+      }
+      await call(key, 'POST', '/sandbox/v1/clock/advance', { seconds: 7200 });
+    }
+    const { code, stdout, stderr } = await scenarioRun(FILES.map((file) => `scenarios/${file}`), used.url);
+    expect(code, `${stdout}\n${stderr}`).toBe(0);
+    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/^\d+ passed, 0 failed$/);
+  }, 60_000);
+});
+
 /** The lines a file's run printed: from its header (`Name (file)`) to the next unindented line. */
 function sectionOf(stdout: string, file: string): string[] {
   const lines = stdout.split('\n');

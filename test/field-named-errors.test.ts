@@ -14,8 +14,9 @@ import { createSandbox } from '../src/sandbox.js';
 const sandbox = createSandbox();
 afterAll(() => sandbox.close());
 
-/** A key that may call every route (create and read on the custodial account). */
+/** A key that may call every route (create and read on the custodial account), and the one for the accounts API. */
 const AUTHORIZATION = 'Bearer sk_test_custodial';
+const ADMIN_AUTHORIZATION = 'Bearer sk_test_admin';
 const RAW_VALIDATOR_WORDS = /must NOT|allowed values|must match|must be equal|should be|additional properties/;
 
 type Schema = {
@@ -56,7 +57,7 @@ async function send(route: AnyRoute<unknown>, body: unknown, query = '') {
   const response = await sandbox.handle({
     method: route.method,
     url,
-    headers: { authorization: AUTHORIZATION, 'content-type': 'application/json' },
+    headers: { authorization: route.access === 'accounts' ? ADMIN_AUTHORIZATION : AUTHORIZATION, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: response.status, body: JSON.parse(response.body || '{}') as { error?: { code: string; message: string; details?: Array<{ field: string; code: string; message: string }> } } };

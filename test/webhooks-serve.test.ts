@@ -1,7 +1,8 @@
 /**
  * `lnpr serve`'s webhook flags through the real CLI: `--webhook` for every account with a fixed
  * or a generated (printed) secret, kept across restarts with `--data`; bad flags exit 2; beyond
- * loopback, API-registered URLs must name an allowed host.
+ * loopback, API-registered URLs may not name loopback, private or metadata addresses other than
+ * the operator's.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -78,22 +79,33 @@ describe('lnpr serve --webhook', () => {
 });
 
 describe('webhook URLs when the sandbox listens beyond loopback', () => {
-  const register = (url: string, path: string) => api(url, '/sandbox/v1/webhook-endpoints', { body: { url: `http://127.0.0.1:9/${path}` } });
+  // The server binds 0.0.0.0; the test only ever connects to 127.0.0.1.
+  const register = (url: string, webhookUrl: string) => api(url, '/sandbox/v1/webhook-endpoints', { body: { url: webhookUrl } });
 
-  it('refuses hosts nobody allowed, with 400 host_not_allowed', async () => {
+  it('refuses loopback, private and metadata addresses nobody allowed, with 400 host_not_allowed', async () => {
     const cli = await serve(['--host', '0.0.0.0']);
     const url = cli.url.replace('0.0.0.0', '127.0.0.1');
-    const refused = await register(url, 'x');
-    expect(refused.status).toBe(400);
-    expect(refused.body.error.details).toEqual([expect.objectContaining({ field: 'url', code: 'host_not_allowed' })]);
+    for (const [webhookUrl, why] of [
+      ['http://127.0.0.1:9/x', '127.0.0.1 (loopback)'],
+      ['http://10.0.0.5/x', '10.0.0.5 (private)'],
+      ['http://169.254.169.254/latest', '169.254.169.254 (metadata)'],
+    ]) {
+      const refused = await register(url, webhookUrl!);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.details).toEqual([expect.objectContaining({ field: 'url', code: 'host_not_allowed', message: expect.stringContaining(`address not allowed: ${why}`) })]);
+    }
     expect((await api(url, '/sandbox/v1/webhook-endpoints')).body.data).toEqual([]);
   });
 
-  it('accepts the hosts of --webhook-allow-host and of --webhook', async () => {
-    const cli = await serve(['--host', '0.0.0.0', '--webhook-allow-host', '127.0.0.1']);
-    expect(cli.output().stdout).toContain('may name: 127.0.0.1');
+  it('accepts the hosts of --webhook-allow-host on any port, exactly the origin of --webhook, and names (checked at each attempt)', async () => {
+    const cli = await serve(['--host', '0.0.0.0', '--webhook-allow-host', '10.0.0.5', '--webhook', receiver.url]);
+    const { port } = new URL(receiver.url);
+    expect(cli.output().stdout).toContain(`other addresses only at: http://127.0.0.1:${port}, 10.0.0.5`);
     const url = cli.url.replace('0.0.0.0', '127.0.0.1');
-    expect((await register(url, 'y')).status).toBe(201);
-    expect((await api(url, '/sandbox/v1/webhook-endpoints', { body: { url: 'http://elsewhere.test/z' } })).status).toBe(400);
+    expect((await register(url, 'http://10.0.0.5:8080/y')).status).toBe(201);
+    expect((await register(url, `http://127.0.0.1:${port}/another-path`)).status).toBe(201);
+    expect((await register(url, 'http://receiver.example/z')).status).toBe(201);
+    expect((await register(url, `http://127.0.0.1:${Number(port) + 1}/x`)).status).toBe(400);
+    expect((await register(url, 'http://127.0.0.1:22/')).status).toBe(400);
   });
 });

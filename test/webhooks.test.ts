@@ -14,7 +14,7 @@ import { startReceiver, type WebhookReceiver } from './support/webhook-receiver.
 
 let server: RunningServer;
 let receiver: WebhookReceiver;
-// A server per test: events and deliveries outlive a reset (it clears requests and the clock only).
+// A server per test: each starts without endpoints, events or deliveries, and with a fresh scheduler.
 beforeEach(async () => {
   [server, receiver] = await Promise.all([startServer({ clock: 'frozen' }), startReceiver()]);
 });

@@ -14,6 +14,7 @@ import { conformance as runCommand, guardMainnet, payCommand, shellQuote } from 
 import { UsageError } from './usage-error.js';
 
 const KEY = 'sk_test_custodial';
+const ADMIN_KEY = 'sk_test_admin';
 const dir = mkdtempSync(join(tmpdir(), 'lnpr-conformance-'));
 let server: CliProcess & { url: string };
 let noControls: CliProcess & { url: string };
@@ -28,7 +29,10 @@ afterAll(async () => {
   for (const cli of [server, noControls]) cli?.child.kill('SIGTERM');
   await Promise.all([server?.exited, noControls?.exited]);
   rmSync(dir, { recursive: true, force: true });
-  for (const output of outputs) expect(output).not.toContain(KEY);
+  for (const output of outputs) {
+    expect(output).not.toContain(KEY);
+    expect(output).not.toContain(ADMIN_KEY);
+  }
 });
 
 /** Runs `lnpr conformance ...args` to the end. */
@@ -135,6 +139,76 @@ describe('lnpr conformance against our server', () => {
   });
 });
 
+describe('lnpr conformance and the accounts it runs in', () => {
+  /** What the default custodial account holds: its payment requests and how far its clock is from real time. */
+  async function defaultAccount(): Promise<{ ids: string[]; offsetMs: number; frozen: boolean }> {
+    const headers = { authorization: `Bearer ${KEY}` };
+    const list = (await (await fetch(`${server.url}/sandbox/v1/payment-requests?limit=1000`, { headers })).json()) as { data: Array<{ id: string }> };
+    const asked = Date.now();
+    const clock = (await (await fetch(`${server.url}/sandbox/v1/clock`, { headers })).json()) as { now: string; frozen: boolean };
+    return { ids: list.data.map((pr) => pr.id), offsetMs: Date.parse(clock.now) - asked, frozen: clock.frozen };
+  }
+  /** The same account: the same requests, and its clock where it was (give or take a loaded machine's latency). */
+  function expectUnchanged(after: Awaited<ReturnType<typeof defaultAccount>>, before: Awaited<ReturnType<typeof defaultAccount>>): void {
+    expect({ ids: after.ids, frozen: after.frozen }).toEqual({ ids: before.ids, frozen: before.frozen });
+    expect(Math.abs(after.offsetMs - before.offsetMs)).toBeLessThan(3_000);
+  }
+  async function accountIds(): Promise<string[]> {
+    const answer = await fetch(`${server.url}/sandbox/v1/accounts`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+    return ((await answer.json()) as { data: Array<{ id: string }> }).data.map((account) => account.id);
+  }
+
+  it('--admin-key: the whole suite runs in accounts of its own, deleted after; the default account is as it was', async () => {
+    const before = await defaultAccount();
+    const accountsBefore = await accountIds();
+    const file = join(dir, 'isolated.json');
+    const { code, stdout } = await conformance(['--base-url', server.url, '--admin-key', ADMIN_KEY, '--profile', 'full', '--reporter', 'json', '--output', file]);
+    const report = JSON.parse(readFileSync(file, 'utf8'));
+    expect(code, stdout).toBe(0);
+    expect(stdout).toContain('in accounts of its own (--admin-key), deleted at the end');
+    // The read-only and NWC checks ran with the new accounts' keys: none is skipped for want of a key.
+    expect(report.checks.filter((check: { outcome: string; message?: string }) => check.outcome === 'skipped' && /--read-only-key|--nwc-key/.test(check.message ?? ''))).toEqual([]);
+    expect(report.footprint).toEqual({
+      isolated: true,
+      accounts: [
+        { id: expect.stringMatching(/^acct_/), mode: 'custodial', deleted: true },
+        { id: expect.stringMatching(/^acct_/), mode: 'nwc', deleted: true },
+      ],
+    });
+    expect(stdout).toContain("Accounts: the run's own (");
+    expect(await accountIds()).toEqual(accountsBefore);
+    expectUnchanged(await defaultAccount(), before);
+  }, 120_000);
+
+  it('without it, the report says what the run left in the account: payment requests, and the clock moved on', async () => {
+    // Emptied first (what the earlier runs left), so the list below holds all the run leaves.
+    await fetch(`${server.url}/sandbox/v1/reset`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` } });
+    const before = await defaultAccount();
+    const { code, stdout } = await conformance(['--base-url', server.url, '--api-key', KEY, '--nwc-key', 'sk_test_nwc', '--profile', 'full', '--reporter', 'json', '--output', join(dir, 'shared.json')]);
+    expect(code, stdout).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, 'shared.json'), 'utf8'));
+    const after = await defaultAccount();
+    const created = after.ids.length - before.ids.length;
+    expect(report.footprint.isolated).toBe(false);
+    const [main, nwc] = report.footprint.left;
+    expect(main).toEqual({ key: 'main', paymentRequests: created, clockAdvancedSeconds: expect.any(Number) });
+    expect(main.paymentRequests).toBeGreaterThan(10);
+    expect(main.clockAdvancedSeconds).toBeGreaterThan(0);
+    expect(nwc).toMatchObject({ key: 'nwc', clockAdvancedSeconds: 0 });
+    expect(nwc.paymentRequests).toBeGreaterThan(0);
+    expect(stdout).toMatch(new RegExp(`\\nLeft behind: in the account of --api-key ${created} payment requests, its clock moved forward ${main.clockAdvancedSeconds} s; in the account of --nwc-key ${nwc.paymentRequests} payment requests? \\(--admin-key`));
+  }, 120_000);
+
+  it('--admin-key that is no admin key, or a target without the accounts API: exit 2, saying so', async () => {
+    const notAdmin = await conformance(['--base-url', server.url, '--admin-key', KEY]);
+    expect(notAdmin.code).toBe(2);
+    expect(notAdmin.stderr).toMatch(/^lnpr: --admin-key: the target did not make an account \(POST \/sandbox\/v1\/accounts answered 401: is it a key with the accounts permission\?\)/);
+    const bare = await conformance(['--base-url', noControls.url, '--admin-key', ADMIN_KEY]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('answered 404: the target has no accounts API; run without --admin-key');
+  });
+});
+
 describe('lnpr conformance refuses, with exit 2 and one line on stderr', () => {
   it('an unreachable target', async () => {
     const { code, stdout, stderr } = await conformance(['--base-url', `http://127.0.0.1:${await closedPort()}`, '--api-key', KEY]);
@@ -146,7 +220,7 @@ describe('lnpr conformance refuses, with exit 2 and one line on stderr', () => {
   it('a missing --api-key, without echoing the other keys', async () => {
     const { code, stdout, stderr } = await conformance(['--base-url', server.url, '--read-only-key', 'sk_test_readonly', '--nwc-key', 'sk_test_nwc']);
     expect(code).toBe(2);
-    expect(stderr).toBe('lnpr: --api-key KEY is required: a key with create and read permission\n');
+    expect(stderr).toBe('lnpr: --api-key KEY is required: a key with create and read permission (or --admin-key KEY, to run in accounts of its own)\n');
     expect(stdout + stderr).not.toMatch(/sk_test_/);
   });
 

@@ -23,7 +23,7 @@ import { assertWritableDirectory, emitReport, PROCESS_IO, runRedacted, type Comm
 import { UsageError } from './usage-error.js';
 
 /** The usage text of `lnpr conformance`. */
-export const CONFORMANCE_USAGE = `Usage: lnpr conformance --base-url URL --api-key KEY [options]
+export const CONFORMANCE_USAGE = `Usage: lnpr conformance --base-url URL (--api-key KEY | --admin-key KEY) [options]
 
   Runs the v1 conformance suite against an implementation (docs/conformance.md).
 
@@ -31,6 +31,10 @@ export const CONFORMANCE_USAGE = `Usage: lnpr conformance --base-url URL --api-k
   --api-key KEY           a key with create and read permission
   --read-only-key KEY     a key of the same account without create permission (enables its check)
   --nwc-key KEY           a key of a non-custodial (NWC) account (enables the isNwc/nwcRelay checks)
+  --admin-key KEY         a key with the accounts permission of a sandbox (sk_test_admin): the run
+                          makes accounts of its own, uses their keys instead of the three above,
+                          and deletes them at the end; without it, the report says what the run
+                          left in the --api-key account
   --profile P             core (default: black box), lifecycle (moves requests on) or full (both)
   --pay-command 'CMD {invoice}'
                           a shell command that pays a BOLT11 invoice, for lifecycle without the
@@ -46,7 +50,7 @@ export const CONFORMANCE_USAGE = `Usage: lnpr conformance --base-url URL --api-k
 `;
 
 const REPORTERS = ['pretty', 'junit', 'json'] as const;
-const KEY_FLAGS = ['--api-key', '--read-only-key', '--nwc-key'];
+const KEY_FLAGS = ['--api-key', '--read-only-key', '--nwc-key', '--admin-key'];
 /** How long one payment by `--pay-command` may take. */
 const PAY_TIMEOUT_MS = 60_000;
 
@@ -66,7 +70,8 @@ async function run(args: string[], io: ConformanceIo, redact: (text: string) => 
   }
   if (positionals.length > 0) throw new UsageError(`lnpr conformance takes options only (lnpr conformance --help)`);
   const baseUrl = parseBaseUrl(values['base-url']);
-  const apiKey = requiredKey('--api-key', values['api-key']);
+  const adminKey = optionalKey('--admin-key', values['admin-key']);
+  const apiKey = adminKey === undefined ? requiredKey('--api-key', values['api-key']) : optionalKey('--api-key', values['api-key']);
   const readOnlyKey = optionalKey('--read-only-key', values['read-only-key']);
   const nwcKey = optionalKey('--nwc-key', values['nwc-key']);
   const profile = oneOf('--profile', values.profile ?? 'core', PROFILES);
@@ -86,16 +91,20 @@ async function run(args: string[], io: ConformanceIo, redact: (text: string) => 
   const say = (text: string) => live.write(`${redact(text)}\n`);
 
   say(`lnpr conformance: ${baseUrl} (profile ${profile})`);
+  if (adminKey !== undefined) {
+    const unused = [apiKey && '--api-key', readOnlyKey && '--read-only-key', nwcKey && '--nwc-key'].filter(Boolean);
+    say(`in accounts of its own (--admin-key), deleted at the end${unused.length > 0 ? `; ${unused.join(', ')} not used` : ''}`);
+  }
   const pay =
     payTemplate === undefined ? undefined : guardMainnet(payCommand(payTemplate), values['allow-mainnet-payments'] === true, say);
   let result: ConformanceResult;
   try {
     result = await runConformance({
       baseUrl,
-      apiKey,
       profile,
-      ...(readOnlyKey !== undefined ? { readOnlyKey } : {}),
-      ...(nwcKey !== undefined ? { nwcKey } : {}),
+      ...(adminKey !== undefined
+        ? { adminKey }
+        : { apiKey, ...(readOnlyKey !== undefined ? { readOnlyKey } : {}), ...(nwcKey !== undefined ? { nwcKey } : {}) }),
       ...(minAmount !== undefined ? { minAmount } : {}),
       ...(knownFailing !== undefined ? { knownFailing } : {}),
       ...(pay !== undefined ? { payInvoice: pay } : {}),
@@ -122,6 +131,7 @@ function parseOptions(args: string[]) {
         'api-key': { type: 'string' },
         'read-only-key': { type: 'string' },
         'nwc-key': { type: 'string' },
+        'admin-key': { type: 'string' },
         profile: { type: 'string' },
         'pay-command': { type: 'string' },
         'allow-mainnet-payments': { type: 'boolean' },
@@ -231,7 +241,7 @@ function redactor(secrets: string[]): (text: string) => string {
 
 
 function requiredKey(flag: string, value: string | undefined): string {
-  if (value === undefined || value === '') throw new UsageError(`${flag} KEY is required: a key with create and read permission`);
+  if (value === undefined || value === '') throw new UsageError(`${flag} KEY is required: a key with create and read permission (or --admin-key KEY, to run in accounts of its own)`);
   return value;
 }
 

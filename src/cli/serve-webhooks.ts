@@ -1,12 +1,14 @@
 /**
  * `lnpr serve`'s webhook flags: `--webhook URL` (repeatable) registers URL for every account,
- * with `--webhook-secret` or a generated secret; `--webhook-allow-host HOST` (repeatable) names the
- * hosts that API-registered URLs may use when the server listens beyond loopback, where any key
- * holder could otherwise make the sandbox send requests into the operator's network.
+ * with `--webhook-secret` or a generated secret. When the server listens beyond loopback, where any
+ * key holder could otherwise make the sandbox send requests into the operator's network, webhooks
+ * may go to public addresses only (address-policy.ts), except the exact origins of `--webhook` URLs
+ * (and of the accounts file's) and the hosts of `--webhook-allow-host HOST` (repeatable; `*` for any).
  */
 import { Webhook } from 'standardwebhooks';
 import type { AccountsConfig } from '../core/accounts/accounts.js';
-import { newWebhookSecret, webhookUrlProblem, type WebhookHostPolicy } from '../core/webhooks/webhook-endpoints.js';
+import { allowedHostOf, isLoopbackHost, type WebhookAddressPolicy } from '../core/webhooks/address-policy.js';
+import { newWebhookSecret, webhookUrlProblem } from '../core/webhooks/webhook-endpoints.js';
 import { cryptoRandom } from '../core/random.js';
 import type { Sandbox } from '../sandbox.js';
 import { UsageError } from './usage-error.js';
@@ -20,7 +22,8 @@ export interface WebhookFlags {
 
 /** What the flags decide before the sandbox exists, and what they do once it does. */
 export interface ServeWebhooks {
-  allowedHosts: WebhookHostPolicy;
+  /** Where webhooks may go: the sandbox's `webhookAllowedHosts` setting. */
+  addressPolicy: WebhookAddressPolicy;
   /** Registers the `--webhook` URLs for every account; returns the banner's lines about them. */
   register(sandbox: Sandbox): Promise<string[]>;
 }
@@ -37,15 +40,17 @@ export function serveWebhooks(flags: WebhookFlags, host: string, accounts: Accou
     if (urls.length === 0) throw new UsageError('--webhook-secret needs --webhook URL');
     if (!isWebhookSecret(fixedSecret)) throw new UsageError('--webhook-secret must be whsec_ followed by base64 (as Standard Webhooks secrets are)');
   }
-  const allowHosts = flags['webhook-allow-host'] ?? [];
-  if (allowHosts.some((allowed) => allowed.trim() === '')) throw new UsageError('--webhook-allow-host needs a host name or address (or * for any)');
+  const allowedHosts = (flags['webhook-allow-host'] ?? []).map((value) => {
+    const host = allowedHostOf(value);
+    if (host === undefined) throw new UsageError(`--webhook-allow-host ${value}: needs a host name or address, without a port (or * for any)`);
+    return host;
+  });
   const configuredUrls = (accounts?.accounts ?? []).flatMap((account) => (account.webhooks ?? []).map((webhook) => webhook.url));
-  const allowedHosts: WebhookHostPolicy = isLoopback(host)
-    ? 'any'
-    : [...new Set([...allowHosts, ...[...urls, ...configuredUrls].map(hostOf)].map((name) => name.toLowerCase()))];
+  const allowedOrigins = [...new Set([...urls, ...configuredUrls].map(originOf).filter((origin) => origin !== undefined))];
+  const addressPolicy: WebhookAddressPolicy = isLoopbackHost(host) || allowedHosts.includes('*') ? 'any' : { allowedOrigins, allowedHosts: [...new Set(allowedHosts)] };
 
   return {
-    allowedHosts,
+    addressPolicy,
     async register(sandbox) {
       const lines: string[] = [];
       const accountIds = sandbox.accountsConfig.accounts.map((account) => account.id);
@@ -56,22 +61,24 @@ export function serveWebhooks(flags: WebhookFlags, host: string, accounts: Accou
         await Promise.all(accountIds.map((accountId) => sandbox.events.endpoints.ensure(accountId, { url, secret })));
         lines.push(`  webhook: ${url} for every account, secret ${secret}`);
       }
-      if (allowedHosts !== 'any') {
-        lines.push(`  webhook URLs registered through the API may name: ${allowedHosts.length > 0 ? allowedHosts.join(', ') : 'no host'} (--webhook-allow-host)`);
+      if (addressPolicy !== 'any') {
+        const exceptions = [...addressPolicy.allowedOrigins, ...addressPolicy.allowedHosts];
+        lines.push(
+          `  webhooks go to public addresses only (the server listens beyond loopback); other addresses only at: ${exceptions.length > 0 ? exceptions.join(', ') : 'none'} (--webhook, --webhook-allow-host)`,
+        );
       }
       return lines;
     },
   };
 }
 
-/** Whether the server is only reachable from this machine. */
-export function isLoopback(host: string): boolean {
-  const name = host.toLowerCase().replace(/^\[|\]$/g, '');
-  return name === 'localhost' || name === '::1' || /^127(\.\d{1,3}){3}$/.test(name);
-}
-
-function hostOf(url: string): string {
-  return new URL(url).hostname.replace(/^\[|\]$/g, '');
+/** A URL's origin (scheme, host, port), or undefined for what is no URL (the accounts file is checked elsewhere). */
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 function isWebhookSecret(secret: string): boolean {

@@ -91,7 +91,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
     rules,
     ...(accounts ? { accounts } : {}),
     ...(dataFile ? { dataFile } : {}),
-    settings: { minAmount, controls: !values['no-controls'], webhookAllowedHosts: webhooks.allowedHosts },
+    settings: { minAmount, controls: !values['no-controls'], webhookAllowedHosts: webhooks.addressPolicy },
   }).catch((error: unknown) => {
     throw error instanceof ApiError ? new UsageError(`behaviour rules: ${error.message}`) : error;
   });
@@ -148,8 +148,9 @@ function closeSandbox(sandbox: Sandbox): Promise<void> {
 
 function banner(url: string, sandbox: Sandbox, dataFile: string | undefined, webhookLines: string[]): string {
   const keys = sandbox.accountsConfig.keys.map((k) => {
-    const account = sandbox.accountsConfig.accounts.find((a) => a.id === k.account)!;
-    return `    ${k.key.padEnd(20)} ${account.id.padEnd(16)} ${account.mode.padEnd(10)} ${k.permissions.join(', ') || '(none)'}`;
+    // A key without an account (sk_test_admin) only manages accounts.
+    const account = sandbox.accountsConfig.accounts.find((a) => a.id === k.account);
+    return `    ${k.key.padEnd(20)} ${(account?.id ?? '(none)').padEnd(16)} ${(account?.mode ?? '-').padEnd(10)} ${k.permissions.join(', ') || '(none)'}`;
   });
   return [
     `lnpr-sandbox listening on ${url}`,
@@ -159,7 +160,7 @@ function banner(url: string, sandbox: Sandbox, dataFile: string | undefined, web
     ...webhookLines,
     `  API keys (Authorization: Bearer <key>):`,
     ...keys,
-    `  try: curl -s ${url}/api/v1/payment-requests -H 'Authorization: Bearer ${sandbox.accountsConfig.keys[0]!.key}' \\`,
+    `  try: curl -s ${url}/api/v1/payment-requests -H 'Authorization: Bearer ${(sandbox.accountsConfig.keys.find((k) => k.permissions.includes('create')) ?? sandbox.accountsConfig.keys[0]!).key}' \\`,
     `         -H 'Content-Type: application/json' -d '{"amount":1000,"description":"test","destinationWallet":"merchant@example.com"}'`,
     '',
   ].join('\n');

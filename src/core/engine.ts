@@ -2,6 +2,8 @@
  * The engine: the behaviour of the API assembled from its parts and its ports. Transports get
  * `handle`; in-process users (and the CLI) also get the parts themselves.
  */
+import { AccountData } from './accounts/account-data.js';
+import { AccountRegistry } from './accounts/account-registry.js';
 import { AccountDirectory, type AccountsConfig } from './accounts/accounts.js';
 import type { EventListener } from './events/change-log.js';
 import type { DeliveryListener } from './webhooks/delivery-dispatcher.js';
@@ -48,6 +50,10 @@ export interface Engine {
   routes: ReadonlyArray<AnyRoute<RouteDeps>>;
   settings: SandboxSettings;
   directory: AccountDirectory;
+  /** The accounts API: accounts made and deleted while the sandbox runs. */
+  accounts: AccountRegistry;
+  /** Resets accounts (`POST /sandbox/v1/reset`) and erases deleted ones. */
+  accountData: AccountData;
   paymentRequests: PaymentRequests;
   /** The account clocks; moving one runs whatever it makes due (expiries, outcomes, retries). */
   clocks: AccountClocks;
@@ -69,7 +75,7 @@ export interface Engine {
 export function createEngine(options: EngineOptions): Engine {
   const { settings, store } = options;
   const onUnexpectedError = options.onUnexpectedError ?? (() => {});
-  const directory = new AccountDirectory(options.accounts);
+  const directory = new AccountDirectory(options.accounts, store.accountRecords());
   const rules = new RuleBook(options.rules);
   const apiLoad = new ApiLoad();
   const events = createEventMachinery({
@@ -91,9 +97,12 @@ export function createEngine(options: EngineOptions): Engine {
     for (const webhook of account.webhooks ?? []) events.endpoints.ensure(account.id, webhook).catch(onUnexpectedError);
   }
   const paymentRequests = new PaymentRequests({ ...options, clocks, rules, changes: events.changeLog });
+  const accountData = new AccountData({ store, clocks, rules, forgetDue: (accountId) => events.forget(accountId) });
+  // Keys and wallet node keys are secrets: crypto-strong whatever the engine's random source.
+  const accounts = new AccountRegistry({ directory, store, wall: options.wall, random: cryptoRandom, data: accountData, config: options.accounts });
   const routes = [...routeTable(settings), ...(options.extraRoutes ?? [])];
   const handleRoute = createRequestHandler(routes, {
-    deps: { paymentRequests, clocks, rules, endpoints: events.endpoints, log: events.log },
+    deps: { paymentRequests, clocks, rules, endpoints: events.endpoints, log: events.log, storage: store, accounts, accountData },
     directory,
     onUnexpectedError,
   });
@@ -105,6 +114,8 @@ export function createEngine(options: EngineOptions): Engine {
     routes,
     settings,
     directory,
+    accounts,
+    accountData,
     paymentRequests,
     clocks,
     store,

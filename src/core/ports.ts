@@ -2,8 +2,11 @@
  * The engine's ports: what it needs from the world, each implemented per platform. The engine
  * itself does no I/O, so the same code runs behind Fastify in Node and behind MSW in a browser.
  */
+import type { AddressRefusal } from './webhooks/address-policy.js';
+import type { AccountRecord } from './accounts/account-record.js';
 import type { DeliveryRecord, EndpointRecord, EventRecord } from './webhooks/records.js';
 import type { PaymentRequestRecord } from './payments/payment-request.js';
+import { ApiError } from './pipeline/errors.js';
 
 /** An account's clock: wall time plus an offset, or frozen at an instant (epoch ms). */
 export interface ClockState {
@@ -12,9 +15,19 @@ export interface ClockState {
 }
 
 /**
+ * What a reset erases of an account: its payment requests, events and delivery attempts (pending
+ * ones are cancelled with them); with `endpoints`, its webhook endpoints too (`{"scope": "all"}`).
+ */
+export interface AccountClearing {
+  accountId: string;
+  endpoints: boolean;
+}
+
+/**
  * One write that must land whole: a payment request's new state, the event that records it and
- * the deliveries that event owes (a transactional outbox), or an endpoint and what it stops.
- * Deliveries and endpoints replace those with the same key.
+ * the deliveries that event owes (a transactional outbox), or an endpoint and what it stops, or
+ * an account made, cleared or deleted. Clearings and deletions are applied first; deliveries,
+ * endpoints and accounts replace those with the same key.
  */
 export interface StoreChange {
   paymentRequests?: PaymentRequestRecord[];
@@ -22,6 +35,12 @@ export interface StoreChange {
   deliveries?: DeliveryRecord[];
   endpoints?: EndpointRecord[];
   deletedEndpoints?: string[];
+  /** Accounts whose activity is erased (a reset). */
+  clearedAccounts?: AccountClearing[];
+  /** Accounts made through the accounts API. */
+  accounts?: AccountRecord[];
+  /** Created accounts removed with everything of theirs: requests, events, deliveries, endpoints, clock. */
+  deletedAccounts?: string[];
 }
 
 /** The event side of a store: events, webhook endpoints and delivery attempts, per account. */
@@ -39,10 +58,35 @@ export interface EventStoreReads {
   pendingDeliveries(): DeliveryRecord[];
 }
 
+/** Whether a store can take writes; while `unavailable`, `GET /healthz` answers 503. */
+export type StorageHealth =
+  | { status: 'ok' }
+  | {
+      status: 'unavailable';
+      /** Since when (epoch ms). */
+      since: number;
+      /** Why, for logs (e.g. `ENOSPC writing /data/sandbox.json.journal`); never shown to clients. */
+      cause: string;
+    };
+
+/**
+ * A write the store could not make durable (a full disk, an I/O error, a read-only file system).
+ * Nothing of it was kept: it is not visible afterwards and never becomes durable later. The
+ * pipeline answers it like any ApiError: 503 `storage_unavailable`.
+ */
+export class StorageUnavailableError extends ApiError {
+  constructor(cause?: unknown) {
+    super('storage_unavailable');
+    this.name = 'StorageUnavailableError';
+    if (cause !== undefined) this.cause = cause;
+  }
+}
+
 /**
  * Where payment requests, account clocks, events and webhooks live. Reads are synchronous (every
  * store keeps an in-memory index, and a write is visible there as soon as it is made); writes
- * resolve only once durable, so a transport may acknowledge them.
+ * resolve only once durable, so a transport may acknowledge them, and reject with
+ * StorageUnavailableError when storage cannot take them.
  */
 export interface SandboxStore extends EventStoreReads {
   getPaymentRequest(id: string): PaymentRequestRecord | undefined;
@@ -61,6 +105,10 @@ export interface SandboxStore extends EventStoreReads {
   saveClock(accountId: string, state: ClockState): Promise<void>;
   /** Number of stored payment requests, all accounts. */
   size(): number;
+  /** The accounts made through the accounts API, oldest first. */
+  accountRecords(): AccountRecord[];
+  /** Whether writes can be made now; a store without it (memory) always can. */
+  health?(): StorageHealth;
   /** Flushes pending writes and releases the store (file handles, locks). */
   close(): Promise<void>;
 }
@@ -127,6 +175,11 @@ export interface WebhookRequest {
   body: string;
   /** The attempt fails after this long without a complete answer. */
   timeoutMs: number;
+  /**
+   * For a sender that resolves names itself: the refusal of an address the name resolves to, or
+   * undefined where it may be used; checked before connecting. Absent: nothing to check.
+   */
+  checkAddress?: (address: string) => AddressRefusal | undefined;
 }
 
 /** How an attempt went: the receiver's status, or why there was none. */

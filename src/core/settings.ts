@@ -2,7 +2,7 @@
  * Where the spec says "not shown", the sandbox picks a default and makes it a setting. Every such
  * choice lives here, with the reason for its default, so the README can quote one place.
  */
-import type { WebhookHostPolicy } from './webhooks/webhook-endpoints.js';
+import type { WebhookAddressPolicy } from './webhooks/address-policy.js';
 
 /** How a fee of 0.5 % that is not a whole number of sats is rounded (spec: "not shown"). */
 export type FeeRounding = 'floor' | 'round' | 'ceil';
@@ -30,10 +30,11 @@ export interface SandboxSettings {
   /** Whether the `/sandbox/v1` control API is served. */
   controls: boolean;
   /**
-   * Hosts webhook URLs registered through the API may name: `any`, or a list (`lnpr serve` makes
-   * it a list when it listens beyond loopback; see the README's "Webhooks").
+   * Where webhooks may go: `any` (a sandbox only this machine reaches), or public addresses plus
+   * the operator's exact origins and hosts (`lnpr serve` sets that when it listens beyond
+   * loopback). Applied at registration and at each attempt; see the README's "Webhooks".
    */
-  webhookAllowedHosts: WebhookHostPolicy;
+  webhookAllowedHosts: WebhookAddressPolicy;
 }
 
 /** The defaults, documented in the README under "Open points". */
@@ -72,6 +73,10 @@ export function resolveSettings(overrides: Partial<SandboxSettings> = {}): Sandb
   }
   if (!(Number.isSafeInteger(defaultExpiresIn) && defaultExpiresIn >= minExpiresIn && defaultExpiresIn <= maxExpiresIn)) {
     throw new RangeError(`defaultExpiresIn must lie within the expiresIn bounds (got ${defaultExpiresIn})`);
+  }
+  const policy = settings.webhookAllowedHosts;
+  if (policy !== 'any' && !(typeof policy === 'object' && Array.isArray(policy.allowedOrigins) && Array.isArray(policy.allowedHosts))) {
+    throw new RangeError('webhookAllowedHosts must be "any" or { allowedOrigins: string[], allowedHosts: string[] }');
   }
   return settings;
 }

@@ -8,6 +8,7 @@ import { feeFor } from '../core/payments/fees.js';
 import { DETAIL_CODE_CATALOGUE } from '../core/pipeline/detail-codes.js';
 import { LATEST_CLOCK_MS } from '../core/routes/control-routes.js';
 import type { SandboxSettings } from '../core/settings.js';
+import { accountSchema, createAccountBodySchema, createdAccountSchema, MAX_ACCOUNT_NAME_LENGTH, resetBodySchema } from '../schemas/accounts.js';
 import { advanceClockBodySchema, MAX_ADVANCE_SECONDS, payBodySchema, putRulesBodySchema } from '../schemas/control.js';
 import { createPaymentRequestBodySchema, MAX_DESCRIPTION_LENGTH } from '../schemas/create-payment-request.js';
 import { errorBodySchema } from '../schemas/error.js';
@@ -22,6 +23,7 @@ import {
   webhookEventSchema,
 } from '../schemas/webhooks.js';
 import {
+  accountListSchema,
   clockSchema,
   healthSchema,
   openApiDocumentSchema,
@@ -35,7 +37,7 @@ import {
 } from '../schemas/answers.js';
 import { ERROR_CODES } from './error-responses.js';
 import { completedExample, createBodyExample, deliveryExample, endpointExample, completedEventExample } from './examples.js';
-import { ATTEMPT_TIMEOUT_SECONDS, FEES, formatNumber, MAX_ATTEMPTS, RETRY_DELAYS_TEXT } from './facts.js';
+import { ATTEMPT_TIMEOUT_SECONDS, FEES, formatNumber, MAX_ATTEMPTS, MAX_CREATED_ACCOUNTS_TEXT, RETRY_DELAYS_TEXT } from './facts.js';
 import { annotate, toComponentSchema, type JsonObject } from './schema-tools.js';
 
 /** A worked example of the fee of `amount` sats: `1,100 sats → 6`. */
@@ -92,6 +94,11 @@ export function componentSchemas(settings: SandboxSettings): Components {
     ['WebhookEndpointList', webhookEndpointListSchema],
     ['WebhookEventList', webhookEventListSchema],
     ['WebhookDeliveryList', webhookDeliveryListSchema],
+    ['ResetBody', resetBodySchema],
+    ['CreateAccount', createAccountBodySchema],
+    ['Account', accountSchema],
+    ['CreatedAccount', createdAccountSchema],
+    ['AccountList', accountListSchema],
     ['OpenApiDocument', openApiDocumentSchema],
   ];
   const names = new Map<object, string>(sources.map(([name, schema]) => [schema, name]));
@@ -199,6 +206,30 @@ export function componentSchemas(settings: SandboxSettings): Components {
   });
   annotate(schemas.WebhookEventList!, { data: 'Newest first.' });
   annotate(schemas.WebhookDeliveryList!, { data: 'Newest first; every attempt is one item.' });
+  annotate(schemas.ResetBody!, {
+    '': "What a reset erases; the body may be left out (as `{}`). Either scope deletes the account's payment requests, events and deliveries (pending ones are cancelled) and sets its clock back to real time.",
+    scope: '`activity` (default): webhook endpoints and the account\'s own rules stay. `all`: they are removed too, leaving the account as new.',
+  });
+  annotate(schemas.CreateAccount!, {
+    '': 'A new, empty account with its own clock.',
+    mode: '`custodial`, or `nwc` (non-custodial: its invoices are signed by its own connected wallet, on the relay of the accounts file\'s NWC account).',
+    name: `For people (e.g. the CI job that made it); at most ${MAX_ACCOUNT_NAME_LENGTH} characters.`,
+  });
+  annotate(schemas.Account!, {
+    '': 'An account, without its keys.',
+    name: 'The name given at creation; null when none was, and for accounts of the accounts file.',
+    configured: 'True for the accounts of the accounts file (`lnpr serve --config`, the default accounts): they cannot be deleted.',
+    createdAt: 'When it was made (real time); null for the accounts of the accounts file.',
+  });
+  annotate(schemas.CreatedAccount!, {
+    '': `A new account and its keys. The keys are shown here only: the sandbox keeps their SHA-256 digests. At most ${MAX_CREATED_ACCOUNTS_TEXT} accounts made this way exist at once.`,
+    id: 'Shaped `acct_<identifier>`.',
+    keys: 'Its API keys, `sk_test_` and 32 random base62 characters (about 190 bits).',
+    'keys.secret': 'Creates and reads (`create`, `read`): the `--api-key` of a conformance run.',
+    'keys.readOnly': 'Reads only (`read`): the `--read-only-key` of a conformance run.',
+    createdAt: 'When it was made (real time); its clock starts there.',
+  });
+  annotate(schemas.AccountList!, { data: 'Newest first: accounts made through the API by creation, then those of the accounts file.' });
   annotate(schemas.OpenApiDocument!, { '': 'An OpenAPI 3.1 document: this one.' });
   return { schemas, nameOf: (schema) => names.get(schema) ?? sameById(sources, schema) };
 }

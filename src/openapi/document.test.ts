@@ -276,7 +276,7 @@ describe('the operations are the route declarations: a route and its prose canno
     expect(operation.parameters.map(({ name, schema }: Json) => [name, schema])).toEqual([
       ['type', { enum: ['payment_request.created', 'payment_request.completed', 'payment_request.failed', 'payment_request.expired'] }],
       ['paymentRequest', { type: 'string', minLength: 1, maxLength: 256 }],
-      ['limit', { type: 'integer', minimum: 1 }],
+      ['limit', { type: 'integer', minimum: 1, maximum: 1_000 }],
     ]);
     expect(operation.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookEventList' });
     const payPage = (build(routes()).paths as Json)['/sandbox/v1/pay-page/{id}']!.get as Json;

@@ -59,7 +59,7 @@ export function buildOpenApiDocument(routes: ReadonlyArray<AnyRoute<unknown>>, s
           type: 'http',
           scheme: 'bearer',
           description:
-            `Every call but ${keyless} carries an API key: \`Authorization: Bearer <API_KEY>\`. Missing, malformed or unknown keys get 401 \`unauthorized\`; a key without the permission gets 401 \`insufficient_permission\`. The default test keys: \`sk_test_custodial\`, \`sk_test_nwc\` (non-custodial), \`sk_test_readonly\` (read only).`,
+            `Every call but ${keyless} carries an API key: \`Authorization: Bearer <API_KEY>\`. Missing, malformed or unknown keys get 401 \`unauthorized\`; a key without the permission gets 401 \`insufficient_permission\`. The default test keys: \`sk_test_custodial\`, \`sk_test_nwc\` (non-custodial), \`sk_test_readonly\` (read only), \`sk_test_admin\` (the accounts API only: it has no account).`,
         },
       },
     },
@@ -108,6 +108,7 @@ function tags(settings: SandboxSettings): JsonObject[] {
           { name: 'Sandbox: rules', description: 'Not part of v1: scripted outcomes.' },
           { name: 'Sandbox: webhooks', description: 'Not part of v1 (the spec says webhooks exist but shows no format): endpoints, events, deliveries.' },
           { name: 'Sandbox: pay page', description: 'Not part of v1: the API of the hosted pay page (`GET /pay/{id}`), which needs no key: the id is the secret.' },
+          { name: 'Sandbox: accounts', description: 'Not part of v1: accounts for isolated runs, made and deleted with a key that has the `accounts` permission (`sk_test_admin` among the default keys).' },
         ]
       : []),
   ];
@@ -141,7 +142,7 @@ function infoDescription(settings: SandboxSettings, keyless: string): string {
     'The same values are under `x-lnpr-settings`.',
     '',
     settings.controls
-      ? '**Sandbox.** The `/sandbox/v1` control API (not part of v1) moves payment requests on, drives each account\'s clock, sets behaviour rules and manages webhook endpoints; the events it delivers are under `webhooks`. Every control call acts on the key\'s own account only.'
+      ? '**Sandbox.** The `/sandbox/v1` control API (not part of v1) moves payment requests on, drives each account\'s clock, sets behaviour rules and manages webhook endpoints; the events it delivers are under `webhooks`. Every control call acts on the key\'s own account only; the accounts API makes and deletes accounts for isolated runs.'
       : '**Sandbox.** This server runs with `--no-controls`: it serves v1 only, so the control API and the webhooks are left out of this document.',
   ];
   return lines.join('\n');

@@ -5,7 +5,7 @@
  * `Error` schema and an example per code. Browser-safe.
  */
 import { ERROR_CATALOGUE, errorBody, type ErrorBody, type ErrorCode } from '../core/pipeline/errors.js';
-import { KEPT_EVENTS_TEXT } from './facts.js';
+import { KEPT_EVENTS_TEXT, MAX_CREATED_ACCOUNTS_TEXT } from './facts.js';
 import type { JsonObject } from './schema-tools.js';
 
 /** Every error code, in catalogue order. */
@@ -20,18 +20,24 @@ export const ERROR_CONDITIONS: Readonly<Record<string, string>> = {
   invalid_request: 'the body (or a query parameter) breaks a rule; `details` names every offending field',
   unauthorized: 'the API key is missing, malformed or unknown (with `WWW-Authenticate: Bearer`)',
   insufficient_permission: 'the key may not do this (e.g. a read-only key creating)',
+  origin_not_allowed: "(HTTP server only) a control call, dashboard or pay-page request sent by a web page of another origin (its `Origin` header is neither the sandbox's own origin, a loopback origin, the origin of `--public-url`, nor one of `--cors-origin`)",
   route_not_found: 'no endpoint has this path',
   payment_request_not_found: "no payment request with that id in the key's account",
   invoice_not_found: "no payment request of the key's account has that invoice",
   event_not_found: `no kept event of the key's account has that id (the newest ${KEPT_EVENTS_TEXT} per account are kept)`,
   webhook_endpoint_not_found: "no webhook endpoint of the key's account has that id",
+  account_not_found: 'no account made through the accounts API has that id',
   method_not_allowed: 'the path exists, not with this method (`Allow` lists those it accepts)',
   invalid_transition: 'the payment request is in a terminal state (`completed`, `expired`, `failed`) and cannot change',
+  account_not_deletable: 'the account comes from the accounts file (`lnpr serve --config`), which would bring it back at the next start: it cannot be deleted (`POST /sandbox/v1/reset {"scope": "all"}` with its key empties it)',
+  account_limit_reached: `the sandbox already holds ${MAX_CREATED_ACCOUNTS_TEXT} accounts made through the accounts API; delete some first`,
   payload_too_large: 'the body is over the HTTP server\'s limit (1 MiB by default, `lnpr serve --body-limit`)',
   expectation_failed: 'an `Expect` header other than `100-continue` (HTTP server only)',
   unsupported_media_type: 'a body not sent as `application/json` (or `application/*+json`)',
+  misdirected_request: '(HTTP server only) the `Host` header names neither an address the sandbox listens on, `localhost`, nor the host of `--public-url` (a DNS-rebinding page, or a proxy that needs `--public-url`)',
   internal_error: 'a bug in the sandbox: please report it',
   too_many_streams: 'too many live streams are open at once; close one and try again',
+  storage_unavailable: 'the data file cannot be written (a full disk, an I/O error, a read-only file system): nothing was changed; writes succeed again, without a restart, once it can',
 };
 
 /** When `code` is answered. */

@@ -7,6 +7,7 @@ import { RETRY_DELAYS_SECONDS } from '../core/due/retry-schedule.js';
 import { FEE_RATE_PERCENT, FEE_THRESHOLD_SATS, MINIMUM_FEE_SATS } from '../core/payments/fees.js';
 import { ATTEMPT_TIMEOUT_MS } from '../core/webhooks/delivery-dispatcher.js';
 import { KEPT_EVENTS_PER_ACCOUNT } from '../core/events/event-log.js';
+import { MAX_CREATED_ACCOUNTS } from '../core/accounts/account-registry.js';
 
 /** Big numbers as people read them: 2,100,000,000,000,000. */
 export function formatNumber(value: number): string {
@@ -31,6 +32,9 @@ export const ATTEMPT_TIMEOUT_SECONDS = ATTEMPT_TIMEOUT_MS / 1_000;
 
 /** Events kept per account (the newest), as `1,000`. */
 export const KEPT_EVENTS_TEXT = formatNumber(KEPT_EVENTS_PER_ACCOUNT);
+
+/** Accounts the accounts API may hold at once, as `1,000`. */
+export const MAX_CREATED_ACCOUNTS_TEXT = formatNumber(MAX_CREATED_ACCOUNTS);
 
 /** The spec's fee table, as the engine applies it. */
 export const FEES = {

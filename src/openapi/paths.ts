@@ -43,7 +43,7 @@ function operationOf(route: AnyRoute<unknown>, words: OperationProse, components
 
   if (words.bodyExamples !== undefined && route.body === undefined) fail('its prose has body examples, and it takes no body');
   const requestBody = route.body
-    ? { required: true, content: { 'application/json': { schema: refTo(route.body.schema as object, 'body'), ...examplesOf(words.bodyExamples) } } }
+    ? { required: !route.body.optional, content: { 'application/json': { schema: refTo(route.body.schema as object, 'body'), ...examplesOf(words.bodyExamples) } } }
     : undefined;
 
   const { answer } = words;

@@ -3,7 +3,7 @@
  * then a summary ending in the line CI tooling looks for: `N passed, M failed, K skipped`. Pure
  * functions returning text; whether to colour is the caller's call (`shouldColor`).
  */
-import type { CheckReport, ConformanceReport, ReportedOutcome } from './conformance-report.js';
+import type { CheckReport, ConformanceReport, FootprintReport, ReportedOutcome } from './conformance-report.js';
 import { formatDuration, paint, type PrettyOptions } from './pretty-text.js';
 
 /** The line(s) for one finished check: a mark, the id, the title, the time; below, the message, indented. */
@@ -77,9 +77,30 @@ export function formatSummary(result: ConformanceReport, options: PrettyOptions 
     for (const warning of result.warnings) lines.push(...indent(warning, '  ! ', '    '));
   }
 
-  lines.push('', `Duration: ${formatDuration(result.durationMs)}`);
+  lines.push('', formatFootprint(result.footprint));
+  lines.push(`Duration: ${formatDuration(result.durationMs)}`);
   lines.push(formatCountsLine(result));
   return lines.join('\n');
+}
+
+/**
+ * What the run left behind, in a line: `Accounts: its own (acct_…), deleted after the run.`, or
+ * `Left behind: in the account of --api-key 97 payment requests, its clock moved on 61 s; …`.
+ */
+export function formatFootprint(footprint: FootprintReport): string {
+  if (footprint.isolated) {
+    const kept = footprint.accounts.filter((account) => !account.deleted);
+    const ids = footprint.accounts.map((account) => account.id).join(', ');
+    return kept.length === 0
+      ? `Accounts: the run's own (${ids}), deleted after it; it left nothing behind.`
+      : `Accounts: the run's own (${ids}); NOT deleted: ${kept.map((account) => account.id).join(', ')} (see the warnings).`;
+  }
+  const flags = { main: '--api-key', nwc: '--nwc-key' } as const;
+  const parts = footprint.left.map(({ key, paymentRequests, clockAdvancedSeconds }) => {
+    const requests = `${paymentRequests} payment request${paymentRequests === 1 ? '' : 's'}`;
+    return `in the account of ${flags[key]} ${requests}${clockAdvancedSeconds > 0 ? `, its clock moved forward ${clockAdvancedSeconds} s` : ''}`;
+  });
+  return `Left behind: ${parts.join('; ')} (--admin-key runs in an account of its own and deletes it).`;
 }
 
 /** The last line: `N passed, M failed, K skipped`. */

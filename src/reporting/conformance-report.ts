@@ -23,6 +23,22 @@ export interface CheckReport {
   durationMs: number;
 }
 
+/** An account a run made with an admin key, and whether it was deleted after the run. */
+export interface RunAccountReport {
+  id: string;
+  mode: string;
+  deleted: boolean;
+}
+
+/**
+ * What a run left behind, as the reporters read it: nothing when it ran in accounts of its own
+ * (`isolated`, made with `--admin-key` and deleted), otherwise what it added to the account of
+ * each key that can create (`main`: `--api-key`, `nwc`: `--nwc-key`).
+ */
+export type FootprintReport =
+  | { isolated: true; accounts: readonly RunAccountReport[] }
+  | { isolated: false; left: ReadonlyArray<{ key: 'main' | 'nwc'; paymentRequests: number; clockAdvancedSeconds: number }> };
+
 /** A whole run, as the reporters read it. */
 export interface ConformanceReport {
   passed: boolean;
@@ -34,6 +50,7 @@ export interface ConformanceReport {
   /** The reading of each open point of the spec the target follows. */
   observations: Readonly<Record<string, string>>;
   warnings: readonly string[];
+  footprint: FootprintReport;
   counts: Readonly<Record<ReportedOutcome, number>>;
   durationMs: number;
 }

@@ -31,6 +31,7 @@ function sampleResult(): ConformanceReport {
     checks,
     observations: { network: 'mainnet', minAmount: '21' },
     warnings: ['the target issues MAINNET invoices: paying them moves real bitcoin'],
+    footprint: { isolated: false, left: [{ key: 'main', paymentRequests: 97, clockAdvancedSeconds: 61 }, { key: 'nwc', paymentRequests: 1, clockAdvancedSeconds: 0 }] },
     counts: { passed: 1, failed: 1, warned: 1, skipped: 1, 'known-failure': 1, 'unexpected-pass': 1 },
     durationMs: 2345.6789,
   };
@@ -72,9 +73,18 @@ describe('pretty reporter', () => {
     expect(summary).toMatch(/ {2}open point {2}reading\n {2}minAmount {3}21\n {2}network {5}mainnet/);
     expect(summary).toContain('  ! the target issues MAINNET invoices');
     expect(summary).toContain('Duration: 2.35 s');
+    expect(summary).toContain(
+      '\nLeft behind: in the account of --api-key 97 payment requests, its clock moved forward 61 s; in the account of --nwc-key 1 payment request (--admin-key runs in an account of its own and deletes it).\nDuration:',
+    );
     // The unexpected pass fails the run, so it counts as failed.
     expect(summary.split('\n').at(-1)).toBe('1 passed, 2 failed, 1 skipped');
     expect(formatCountsLine(result)).toMatch(/^\d+ passed, \d+ failed, \d+ skipped$/);
+  });
+
+  it('says when the run used accounts of its own, and which it could not delete', () => {
+    const own = (deleted: boolean): ConformanceReport => ({ ...result, footprint: { isolated: true, accounts: [{ id: 'acct_a', mode: 'custodial', deleted: true }, { id: 'acct_b', mode: 'nwc', deleted }] } });
+    expect(formatSummary(own(true))).toContain("\nAccounts: the run's own (acct_a, acct_b), deleted after it; it left nothing behind.\n");
+    expect(formatSummary(own(false))).toContain("\nAccounts: the run's own (acct_a, acct_b); NOT deleted: acct_b (see the warnings).\n");
   });
 
   it('formatPretty is every check line, then the summary', () => {
@@ -227,7 +237,8 @@ describe('JSON reporter', () => {
   const parsed = JSON.parse(json);
 
   it('is the result under a format/version header, in a stable key order', () => {
-    expect(Object.keys(parsed)).toEqual(['format', 'version', 'passed', 'baseUrl', 'profile', 'lifecycle', 'durationMs', 'counts', 'observations', 'warnings', 'checks']);
+    expect(Object.keys(parsed)).toEqual(['format', 'version', 'passed', 'baseUrl', 'profile', 'lifecycle', 'durationMs', 'counts', 'observations', 'warnings', 'footprint', 'checks']);
+    expect(parsed.footprint).toEqual({ isolated: false, left: [{ key: 'main', paymentRequests: 97, clockAdvancedSeconds: 61 }, { key: 'nwc', paymentRequests: 1, clockAdvancedSeconds: 0 }] });
     expect(parsed.format).toBe(JSON_REPORT_FORMAT);
     expect(parsed.format).toBe('lnpr-conformance');
     expect(parsed.version).toBe(JSON_REPORT_VERSION);

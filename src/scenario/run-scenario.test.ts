@@ -147,6 +147,36 @@ steps:
     expect(formatStep(result.steps[0]!)[0]).toMatch(/^✓ · install the scenario's rules: auto-pay \(\d+ ms\)$/);
   });
 
+  it('reset: all sends {"scope": "all"}, and installs the rules again after it for the default key only', async () => {
+    const { fetch, calls } = inProcess();
+    const result = await runScenario(
+      loadScenario(`
+name: Rules
+keys: { nwc: sk_test_nwc }
+rules: [{ name: auto-pay, outcome: complete, after: 5 }]
+steps:
+  - reset: all
+  - reset: all
+    key: nwc
+  - request: { method: GET, path: /sandbox/v1/rules }
+    expect: { body: { rules: [{ name: auto-pay }] } }
+`),
+      { ...BASE, fetch },
+    );
+    expect(result.passed).toBe(true);
+    expect(calls.map((c) => `${c.method} ${new URL(c.url).pathname} ${c.body ?? ''}`.trim())).toEqual([
+      'PUT /sandbox/v1/rules {"rules":[{"name":"auto-pay","outcome":"complete","after":5}]}',
+      'POST /sandbox/v1/reset {"scope":"all"}',
+      'PUT /sandbox/v1/rules {"rules":[{"name":"auto-pay","outcome":"complete","after":5}]}',
+      'POST /sandbox/v1/reset {"scope":"all"}',
+      'GET /sandbox/v1/rules',
+      'PUT /sandbox/v1/rules {"rules":[]}',
+    ]);
+    expect(result.steps.map((s) => s.index)).toEqual([null, 1, null, 2, 3, null]);
+    expect(result.steps[1]!.label).toBe('reset the account, webhook endpoints and rules too');
+    expect(formatStep(result.steps[2]!)[0]).toMatch(/^✓ · install the scenario's rules: auto-pay \(again, after the full reset\) \(\d+ ms\)$/);
+  });
+
   it('removes the rules even when a step failed', async () => {
     const { fetch, calls } = inProcess();
     const result = await runScenario(

@@ -107,12 +107,17 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   const rules = scenario.rules ?? [];
   const installLabel = `install the scenario's rules: ${rules.map((rule, i) => rule.name ?? `rule ${i + 1}`).join(', ')}`;
   let failedAt: number | undefined;
+  /** Whether the step just run reset the default key's account with `all` (rules included). */
+  let resetAll = false;
   try {
     if (rules.length > 0 && !record(await putRules(installLabel, rules)).passed) failedAt = 0;
 
     for (let i = 0; failedAt === undefined && i < scenario.steps.length; i++) {
       const step = scenario.steps[i]!;
+      resetAll = false;
       if (!record(await runStep(step, i + 1)).passed) failedAt = i + 1;
+      // A full reset of the default key's account removed the scenario's rules with the rest.
+      else if (resetAll && rules.length > 0 && !record(await putRules(`${installLabel} (again, after the full reset)`, rules)).passed) failedAt = i + 1;
     }
     // Left behind, an endpoint would send the next scenario's events to a receiver that is gone.
     for (const endpoint of endpoints) record(await removeEndpoint(endpoint));
@@ -160,6 +165,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
       }
     }
     if (action === 'webhook') noteEndpoint(key, resolved.webhook!.url, response);
+    if (action === 'reset' && resolved.reset === 'all' && key === options.apiKey) resetAll = true;
     if (mismatches.length === 0 && step.as !== undefined) results[step.as] = response.body;
     return { index, label, passed: mismatches.length === 0, durationMs: performance.now() - started, mismatches, request, response };
   }

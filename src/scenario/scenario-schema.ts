@@ -156,7 +156,10 @@ export const stepSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    reset: switchOn,
+    reset: {
+      enum: [true, 'all'],
+      description: 'write `true` (payment requests, events, deliveries and the clock) or `all` (webhook endpoints and rules too)',
+    },
     /** Any body, sent as JSON to POST /api/v1/payment-requests (invalid bodies too, to see the errors). */
     create: {},
     read: idOrReference,
@@ -204,7 +207,7 @@ export const scenarioSchema = {
       propertyNames: { pattern: NAME_PATTERN, not: { const: 'default' } },
       additionalProperties: { type: 'string', minLength: 1 },
     },
-    /** Installed for the default key's account before the steps (and after each reset), removed after. */
+    /** Installed for the default key's account before the steps (and again after each `reset: all` of it), removed after. */
     rules: rulesSchema,
     steps: { type: 'array', minItems: 1, items: stepSchema },
   },
@@ -247,7 +250,8 @@ export interface RawRequest {
 
 /** One step as written (references unresolved). */
 export interface Step {
-  reset?: true;
+  /** `true`: the account's activity; `all`: its webhook endpoints and rules too. */
+  reset?: true | 'all';
   create?: unknown;
   read?: string;
   status?: string;

@@ -10,7 +10,7 @@ export function requestOf(step: Step): RawRequest {
   const id = (value: unknown) => encodeURIComponent(String(value));
   switch (action) {
     case 'reset':
-      return { method: 'POST', path: `${CONTROL}/reset` };
+      return step.reset === 'all' ? { method: 'POST', path: `${CONTROL}/reset`, body: { scope: 'all' } } : { method: 'POST', path: `${CONTROL}/reset` };
     case 'create':
       return { method: 'POST', path: COLLECTION, body: step.create };
     case 'read':
@@ -70,7 +70,7 @@ export function describeStep(step: Step, resolved?: Step): string {
   let text: string;
   switch (action) {
     case 'reset':
-      text = 'reset the account';
+      text = (resolved ?? step).reset === 'all' ? 'reset the account, webhook endpoints and rules too' : 'reset the account';
       break;
     case 'freeze':
     case 'unfreeze':

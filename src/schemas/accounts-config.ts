@@ -49,13 +49,17 @@ export const accountsConfigSchema = {
       minItems: 1,
       items: {
         type: 'object',
-        required: ['key', 'account', 'permissions'],
+        required: ['key', 'permissions'],
         additionalProperties: false,
         properties: {
           key: { type: 'string', pattern: '^\\S{8,256}$' },
+          /** Absent for a key that only manages accounts (the `accounts` permission). */
           account: { type: 'string' },
-          permissions: { type: 'array', uniqueItems: true, items: { enum: ['create', 'read'] } },
+          permissions: { type: 'array', uniqueItems: true, items: { enum: ['create', 'read', 'accounts'] } },
         },
+        // A key that may create or read acts on an account, so it must name one.
+        if: { properties: { permissions: { contains: { enum: ['create', 'read'] } } }, required: ['permissions'] },
+        then: { required: ['account'] },
       },
     },
   },

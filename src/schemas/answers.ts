@@ -8,6 +8,7 @@
  */
 import type { ClockView, PayPageView, PayResult } from './control.js';
 import { ISO_UTC_MILLIS_PATTERN, ISO_UTC_PATTERN, paymentRequestSchema, STATUS_VALUES } from './payment-request.js';
+import { accountSchema } from './accounts.js';
 import { rulesSchema } from './rules.js';
 import { webhookDeliverySchema, webhookEndpointSchema, webhookEventSchema } from './webhooks.js';
 
@@ -86,6 +87,9 @@ export const webhookEndpointListSchema = listSchema(webhookEndpointSchema);
 export const webhookEventListSchema = listSchema(webhookEventSchema);
 /** `GET /sandbox/v1/webhook-deliveries` and the answer of a redelivery. */
 export const webhookDeliveryListSchema = listSchema(webhookDeliverySchema);
+
+/** `GET /sandbox/v1/accounts`. */
+export const accountListSchema = listSchema(accountSchema);
 
 /** `GET /openapi.json`: an OpenAPI 3.1 document (this sandbox's). */
 export const openApiDocumentSchema = {

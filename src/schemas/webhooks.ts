@@ -41,7 +41,9 @@ export const createEndpointBodySchema = {
   additionalProperties: false,
   properties: {
     url: { type: 'string', minLength: 1, maxLength: 2048 },
-    events: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: EVENT_TYPES } },
+    // `type: 'string'` lets ajv check uniqueness by hashing, not by comparing every pair (10,000
+    // untyped items took it 300 ms); a list of distinct event types is never longer than there are.
+    events: { type: 'array', minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true, items: { type: 'string', enum: EVENT_TYPES } },
     faults: endpointFaultsSchema,
   },
 } as const;

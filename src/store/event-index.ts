@@ -1,17 +1,21 @@
 /**
- * The event side of the in-memory index: events, webhook endpoints and delivery attempts. Events
- * are bounded per account (the newest `eventHistory` are listed; an evicted event takes its
- * delivery attempts with it), so a long-running sandbox does not grow without end. An event
- * past the bound with an attempt still pending is kept, unlisted, until its attempts end: a
- * burst of writes must not lose the deliveries it queued (the outbox). Browser-safe.
+ * The event side of the in-memory index: events, webhook endpoints and delivery attempts, bounded
+ * per account so that a long-running sandbox, or a receiver that never answers 2xx, does not grow
+ * without end. The newest `eventHistory` events are listed; an evicted event takes its attempts
+ * with it. Finished attempts are bounded apart (`attemptHistory`): past it the attempt that
+ * finished first goes, whichever event it belongs to. Pending attempts are never let go (the
+ * outbox: a burst of writes must not lose the deliveries it queued); an event past the bound with
+ * one is kept, unlisted, until its attempts end. The engine bounds how many may be pending
+ * (core/webhooks/pending-deliveries.ts). Browser-safe.
  */
 import type { EventStoreReads } from '../core/ports.js';
-import { KEPT_EVENTS_PER_ACCOUNT } from '../core/events/event-log.js';
+import { KEPT_EVENTS_PER_ACCOUNT, KEPT_FINISHED_ATTEMPTS_PER_ACCOUNT } from '../core/events/event-log.js';
 import { deliveryKey, type DeliveryRecord, type EndpointRecord, type EventRecord } from '../core/webhooks/records.js';
 
 /** Maps of events, endpoints and attempts, kept consistent with each other on every change. */
 export class EventIndex implements EventStoreReads {
   readonly #eventHistory: number;
+  readonly #attemptHistory: number;
   readonly #events = new Map<string, EventRecord>();
   /** Per account, in the order events happened (Map keeps insertion order). */
   readonly #eventsByAccount = new Map<string, Map<string, EventRecord>>();
@@ -20,14 +24,19 @@ export class EventIndex implements EventStoreReads {
   /** Per account, attempts in the order they were first written. */
   readonly #deliveriesByAccount = new Map<string, Map<string, DeliveryRecord>>();
   readonly #deliveryKeysByEvent = new Map<string, Set<string>>();
+  /** Per account, keys of finished attempts in the order they finished (the first goes first). */
+  readonly #finishedByAccount = new Map<string, Set<string>>();
   /** Events past the bound kept for their pending attempts (still in #events, not listed). */
   readonly #retained = new Map<string, EventRecord>();
   /** What the change being applied touched: accounts that gained events, events whose attempts changed. */
   readonly #touchedAccounts = new Set<string>();
   readonly #touchedEvents = new Set<string>();
+  /** Accounts whose finished attempts grew in the change being applied. */
+  readonly #touchedFinished = new Set<string>();
 
-  constructor(eventHistory = KEPT_EVENTS_PER_ACCOUNT) {
+  constructor(eventHistory = KEPT_EVENTS_PER_ACCOUNT, attemptHistory = KEPT_FINISHED_ATTEMPTS_PER_ACCOUNT) {
     this.#eventHistory = eventHistory;
+    this.#attemptHistory = attemptHistory;
   }
 
   getEvent(id: string): EventRecord | undefined {
@@ -79,8 +88,13 @@ export class EventIndex implements EventStoreReads {
     for (const eventId of this.#touchedEvents) {
       if (this.#retained.has(eventId) && !this.#hasPending(eventId)) this.#drop(this.#retained.get(eventId)!);
     }
+    for (const accountId of this.#touchedFinished) {
+      const finished = this.#finishedByAccount.get(accountId);
+      while (finished !== undefined && finished.size > this.#attemptHistory) this.#forgetAttempt(finished.values().next().value!);
+    }
     this.#touchedAccounts.clear();
     this.#touchedEvents.clear();
+    this.#touchedFinished.clear();
   }
 
   /** Inserts or replaces an attempt; one for an event no longer kept is dropped. */
@@ -95,6 +109,27 @@ export class EventIndex implements EventStoreReads {
     if (!keys) this.#deliveryKeysByEvent.set(delivery.event, (keys = new Set()));
     keys.add(key);
     this.#touchedEvents.add(delivery.event);
+    let finished = this.#finishedByAccount.get(delivery.accountId);
+    if (delivery.status === 'pending') {
+      finished?.delete(key);
+    } else if (!finished?.has(key)) {
+      if (!finished) this.#finishedByAccount.set(delivery.accountId, (finished = new Set()));
+      finished.add(key);
+      this.#touchedFinished.add(delivery.accountId);
+    }
+  }
+
+  /** Forgets the account's events and delivery attempts (pending ones too: a reset cancels them), and with `endpoints` its endpoints. */
+  deleteAccount(accountId: string, endpoints: boolean): void {
+    for (const event of [...(this.#eventsByAccount.get(accountId)?.values() ?? []), ...this.#retained.values()]) {
+      if (event.accountId === accountId) this.#drop(event);
+    }
+    this.#eventsByAccount.delete(accountId);
+    this.#deliveriesByAccount.delete(accountId);
+    this.#finishedByAccount.delete(accountId);
+    this.#touchedAccounts.delete(accountId);
+    this.#touchedFinished.delete(accountId);
+    if (endpoints) for (const endpoint of this.endpointsOf(accountId)) this.#endpoints.delete(endpoint.id);
   }
 
   putEndpoint(endpoint: EndpointRecord): void {
@@ -140,10 +175,23 @@ export class EventIndex implements EventStoreReads {
     this.#retained.delete(eventId);
     this.#events.delete(eventId);
     const deliveriesOfAccount = this.#deliveriesByAccount.get(event.accountId);
+    const finishedOfAccount = this.#finishedByAccount.get(event.accountId);
     for (const key of this.#deliveryKeysByEvent.get(eventId) ?? []) {
       this.#deliveries.delete(key);
       deliveriesOfAccount?.delete(key);
+      finishedOfAccount?.delete(key);
     }
     this.#deliveryKeysByEvent.delete(eventId);
+  }
+
+  /** Forgets one finished attempt (its event stays). */
+  #forgetAttempt(key: string): void {
+    const delivery = this.#deliveries.get(key)!;
+    this.#deliveries.delete(key);
+    this.#deliveriesByAccount.get(delivery.accountId)?.delete(key);
+    this.#finishedByAccount.get(delivery.accountId)?.delete(key);
+    const ofEvent = this.#deliveryKeysByEvent.get(delivery.event);
+    ofEvent?.delete(key);
+    if (ofEvent?.size === 0) this.#deliveryKeysByEvent.delete(delivery.event);
   }
 }

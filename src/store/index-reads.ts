@@ -15,6 +15,7 @@ export type StoreReads = Pick<
   | 'pendingPaymentRequests'
   | 'getClock'
   | 'size'
+  | 'accountRecords'
   | 'getEvent'
   | 'eventsOf'
   | 'getEndpoint'
@@ -34,6 +35,7 @@ export function indexReads(index: StoreIndex): StoreReads {
     pendingPaymentRequests: () => index.records().filter((record) => record.status === 'pending'),
     getClock: (accountId) => index.getClock(accountId),
     size: () => index.size,
+    accountRecords: () => index.accountRecords(),
     getEvent: (id) => events.getEvent(id),
     eventsOf: (accountId) => events.eventsOf(accountId),
     getEndpoint: (id) => events.getEndpoint(id),

@@ -6,7 +6,8 @@
 import type { ClockState, StoreChange } from '../core/ports.js';
 import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
 import type { StoreIndex } from './store-index.js';
-import { isClockState, isIndexableRecord, isJsonObject, isStoreChange } from './stored-values.js';
+import { storeChangeProblem, storedRecordProblem } from './stored-records.js';
+import { isClockState, isJsonObject, isStoreChange } from './stored-values.js';
 
 /** A write as the journal holds it; `seq` counts up by one from the first write ever made. */
 export type JournalEntry =
@@ -49,10 +50,22 @@ export function parseJournalLine(line: string): { entry: JournalEntry } | { inva
   if (!isJsonObject(entry) || !Number.isSafeInteger(entry.seq) || (entry.seq as number) < 1) {
     return { invalid: 'no positive integer "seq"' };
   }
-  const valid =
-    (entry.op === 'put' && isIndexableRecord(entry.record)) ||
-    (entry.op === 'deleteAccount' && typeof entry.accountId === 'string') ||
-    (entry.op === 'clock' && typeof entry.accountId === 'string' && isClockState(entry.state)) ||
-    (entry.op === 'change' && isStoreChange(entry.change));
-  return valid ? { entry: entry as JournalEntry } : { invalid: `not a valid "${String(entry.op)}" entry` };
+  const problem = problemOf(entry);
+  return problem === undefined ? { entry: entry as unknown as JournalEntry } : { invalid: `not a valid "${String(entry.op)}" entry: ${problem}` };
+}
+
+/** What is wrong with an entry's write (each record checked against its schema), or undefined. */
+function problemOf(entry: Record<string, unknown>): string | undefined {
+  switch (entry.op) {
+    case 'put':
+      return storedRecordProblem('payment request', entry.record);
+    case 'deleteAccount':
+      return typeof entry.accountId === 'string' ? undefined : '"accountId" is not a string';
+    case 'clock':
+      return typeof entry.accountId === 'string' && isClockState(entry.state) ? undefined : 'no string "accountId" and clock "state"';
+    case 'change':
+      return isStoreChange(entry.change) ? storeChangeProblem(entry.change as StoreChange) : 'its "change" is not lists of records and ids';
+    default:
+      return 'no such operation';
+  }
 }

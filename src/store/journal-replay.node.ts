@@ -9,9 +9,18 @@ import { activeJournalPath, listRotatedJournals } from './journal-files.node.js'
 import { readJournal } from './journal-reader.node.js';
 import { StoreFileError } from './store-file-error.js';
 import type { StoreIndex } from './store-index.js';
+import type { StoreNotice } from './store-notice.js';
 
-/** Applies the journal entries after `snapshotSequence`; returns the last sequence applied. */
-export async function replayJournals(dataFile: string, index: StoreIndex, snapshotSequence: number): Promise<number> {
+/**
+ * Applies the journal entries after `snapshotSequence`; returns the last sequence applied. A torn
+ * last line is dropped, and `onNotice` hears which and how much.
+ */
+export async function replayJournals(
+  dataFile: string,
+  index: StoreIndex,
+  snapshotSequence: number,
+  onNotice: (notice: StoreNotice) => void,
+): Promise<number> {
   const active = activeJournalPath(dataFile);
   const files = [...(await listRotatedJournals(dataFile)).map((journal) => journal.path), active];
   let lastSequence = snapshotSequence;
@@ -30,8 +39,17 @@ export async function replayJournals(dataFile: string, index: StoreIndex, snapsh
       applyJournalEntry(index, entry);
       lastSequence = entry.seq;
     }
+    const torn = contents.totalBytes - contents.completeBytes;
+    if (torn === 0) continue;
+    onNotice({
+      level: 'warn',
+      path: file,
+      message:
+        `${file}: dropped a torn last line (line ${contents.entries.length + 1}, ${torn} bytes): ` +
+        'a write cut short by a crash or a failed write, never acknowledged',
+    });
     // New entries are appended to the active journal: they must not follow a torn fragment.
-    if (file === active && contents.completeBytes < contents.totalBytes) await truncate(file, contents.completeBytes);
+    if (file === active) await truncate(file, contents.completeBytes);
   }
   return lastSequence;
 }

@@ -13,6 +13,7 @@ import { StoreLockedError } from './lock-file.node.js';
 import { emptySnapshot } from './snapshot-format.js';
 import { describeStoreContract } from './testing/store-contract.js';
 import { StoreFileError } from './store-file-error.js';
+import type { StoreNotice } from './store-notice.js';
 import { testPaymentRequest } from './testing/payment-request.js';
 
 let directory: string;
@@ -262,16 +263,19 @@ describe('JSON file store', () => {
 
   describe('failures', () => {
     it('reports a failed compaction, keeps acknowledging writes, and retries later', async () => {
-      const errors: Error[] = [];
-      const store = await open({ compactAfterEntries: 5, onCompactionError: (error) => errors.push(error) });
+      const notices: StoreNotice[] = [];
+      const store = await open({ compactAfterEntries: 5, onNotice: (notice) => notices.push(notice) });
       // A directory where the snapshot's temp file goes makes the snapshot write fail.
       const blocker = join(directory, 'sandbox.json.tmp');
-      mkdirSync(blocker);
+      mkdirSync(join(blocker, 'occupied'), { recursive: true });
       const records = Array.from({ length: 20 }, () => testPaymentRequest());
       for (const record of records.slice(0, 10)) await store.savePaymentRequest(record);
       await compactionSettled(store);
-      expect(errors).toHaveLength(1);
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toMatchObject({ level: 'warn', path: dataFile });
+      expect(notices[0]?.message).toMatch(/could not fold the journal into .*sandbox\.json .*tried again later/);
       expect(store.stats()).toMatchObject({ compactions: 0, journalEntries: 10 });
+      expect(store.health()).toEqual({ status: 'ok' });
 
       rmSync(blocker, { recursive: true });
       for (const record of records.slice(10)) await store.savePaymentRequest(record);
@@ -283,25 +287,25 @@ describe('JSON file store', () => {
       ))).toBe(true);
     });
 
-    it('refuses writes, unapplied, once the journal cannot be appended to', async () => {
-      const errors: Error[] = [];
-      const store = await open({ compactAfterEntries: 5, onCompactionError: (error) => errors.push(error) });
+    it('keeps appending to the journal when it cannot be rotated out, and folds it in later', async () => {
+      const notices: StoreNotice[] = [];
+      const store = await open({ compactAfterEntries: 5, onNotice: (notice) => notices.push(notice) });
       // The name the active journal will be rotated to at the sixth write, taken by a directory.
       mkdirSync(join(directory, 'sandbox.json.journal.6', 'occupied'), { recursive: true });
-      const acknowledged = Array.from({ length: 6 }, () => testPaymentRequest());
-      for (const record of acknowledged) await store.savePaymentRequest(record);
+      const records = Array.from({ length: 20 }, () => testPaymentRequest());
+      for (const record of records.slice(0, 6)) await store.savePaymentRequest(record);
       await compactionSettled(store);
-      expect(errors[0]?.message).toMatch(/cannot append to .*sandbox\.json\.journal.*refuses further writes/);
-
-      const refused = testPaymentRequest();
-      await expect(store.savePaymentRequest(refused)).rejects.toThrow(/refuses further writes/);
-      expect(store.getPaymentRequest(refused.id)).toBeUndefined();
-      await expect(store.close()).rejects.toThrow(/refuses further writes/);
+      expect(notices[0]?.message).toMatch(/could not fold the journal/);
+      expect(store.health()).toEqual({ status: 'ok' });
 
       rmSync(join(directory, 'sandbox.json.journal.6'), { recursive: true });
+      for (const record of records.slice(6)) await store.savePaymentRequest(record);
+      await compactionSettled(store);
+      expect(store.stats().compactions).toBeGreaterThan(0);
+      await store.close();
       const reopened = await open();
-      expect(acknowledged.every((record) => reopened.getPaymentRequest(record.id))).toBe(true);
-      expect(reopened.size()).toBe(6);
+      expect(records.every((record) => reopened.getPaymentRequest(record.id))).toBe(true);
+      expect(reopened.size()).toBe(20);
     });
   });
 

@@ -85,7 +85,22 @@ describe('localStorage store', () => {
       events: [],
       endpoints: [],
       deliveries: [],
+      accounts: [],
     });
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('keeps accounts made through the API across a reload, and forgets a deleted one with its data', async () => {
+    const store = openLocalStorageStore();
+    const account = { id: 'acct_made', name: null, mode: 'custodial' as const, keys: [{ sha256: 'ab'.repeat(32), permissions: ['create' as const, 'read' as const] }], createdAt: '2026-01-01T00:00:00.000Z' };
+    const gone = { ...account, id: 'acct_gone' };
+    await store.commit({ accounts: [account, gone] });
+    await store.savePaymentRequest(testPaymentRequest({ accountId: 'acct_gone' }));
+    await store.saveClock('acct_gone', { offsetMs: 5, frozenAtMs: null });
+    await store.commit({ deletedAccounts: ['acct_gone'] });
+    const reloaded = openLocalStorageStore();
+    expect(reloaded.accountRecords()).toEqual([account]);
+    expect([reloaded.paymentRequestsOf('acct_gone'), reloaded.getClock('acct_gone')]).toEqual([[], undefined]);
     expect(warn).not.toHaveBeenCalled();
   });
 

@@ -12,12 +12,13 @@
  */
 import { LowSync } from 'lowdb';
 import { LocalStorage } from 'lowdb/browser';
+import type { AccountRecord } from '../core/accounts/account-record.js';
 import type { DeliveryRecord, EndpointRecord, EventRecord } from '../core/webhooks/records.js';
 import type { ClockState, SandboxStore } from '../core/ports.js';
 import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
 import { indexReads } from './index-reads.js';
 import { StoreIndex } from './store-index.js';
-import { isClockState, isIndexableRecord, isJsonObject } from './stored-values.js';
+import { isClockState, isIndexableRecord, isJsonObject, isStoredAccount } from './stored-values.js';
 
 /** The `format` field that marks a `localStorage` value as ours. */
 export const LOCAL_STORAGE_FORMAT = 'lnpr-sandbox/local-storage';
@@ -36,6 +37,8 @@ export interface LocalStorageDocument {
   events?: EventRecord[];
   endpoints?: EndpointRecord[];
   deliveries?: DeliveryRecord[];
+  /** Accounts made through the accounts API; absent in documents written before them. */
+  accounts?: AccountRecord[];
 }
 
 /** Options of `openLocalStorageStore`. */
@@ -57,7 +60,7 @@ export function openLocalStorageStore(options: LocalStorageStoreOptions = {}): S
     const document = readDocument(db, key);
     for (const record of document?.paymentRequests ?? []) index.put(record);
     for (const [accountId, state] of Object.entries(document?.clocks ?? {})) index.setClock(accountId, state);
-    index.apply({ events: document?.events ?? [], endpoints: document?.endpoints ?? [], deliveries: document?.deliveries ?? [] });
+    index.apply({ events: document?.events ?? [], endpoints: document?.endpoints ?? [], deliveries: document?.deliveries ?? [], accounts: document?.accounts ?? [] });
   }
 
   // Warn once per run of failures, not once per write: a full quota would otherwise flood the console.
@@ -72,6 +75,7 @@ export function openLocalStorageStore(options: LocalStorageStoreOptions = {}): S
       events: index.events.allEvents(),
       endpoints: index.events.allEndpoints(),
       deliveries: index.events.allDeliveries(),
+      accounts: index.accountRecords(),
     };
     try {
       db.write();
@@ -144,6 +148,7 @@ function problemOf(data: unknown): string | undefined {
     return 'has a "paymentRequests" that is not a list of payment requests';
   }
   if (!isJsonObject(data.clocks) || !Object.values(data.clocks).every(isClockState)) return 'has a "clocks" that is not a map of clock states';
+  if (data.accounts !== undefined && !(Array.isArray(data.accounts) && data.accounts.every(isStoredAccount))) return 'has an "accounts" that is not a list of accounts';
   for (const list of ['events', 'endpoints', 'deliveries'] as const) {
     if (data[list] !== undefined && !(Array.isArray(data[list]) && data[list].every(isJsonObject))) return `has a "${list}" that is not a list of objects`;
   }

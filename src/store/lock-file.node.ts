@@ -41,6 +41,7 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
+import { FILE_MODE } from './file-mode.node.js';
 
 /** How often a holder touches its lock file. */
 const TOUCH_EVERY_MS = 5_000;
@@ -126,7 +127,7 @@ export function parseProcStat(text: string): { state: string; startTime: number 
 /** Creates the lock file holding `text`, complete; false if one exists. */
 function create(lockFile: string, text: string): boolean {
   const aside = `${lockFile}.${randomBytes(6).toString('hex')}.tmp`;
-  const fd = openSync(aside, 'wx');
+  const fd = openSync(aside, 'wx', FILE_MODE);
   try {
     writeFileSync(fd, text);
     // Else a power cut could leave an empty lock file, naming no one, for the next boot.
@@ -148,7 +149,7 @@ function create(lockFile: string, text: string): boolean {
 
 function createInPlace(lockFile: string, text: string): boolean {
   try {
-    writeFileSync(lockFile, text, { flag: 'wx' });
+    writeFileSync(lockFile, text, { flag: 'wx', mode: FILE_MODE });
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;

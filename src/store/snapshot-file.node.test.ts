@@ -2,7 +2,7 @@
  * The data file's writer: what it does to the file system and in which order (a power loss
  * between two steps must leave a whole data file), and that what it writes reads back.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -25,9 +25,9 @@ afterEach(() => {
 /** The real file system, recording each call in `log` and each write's size in `writes`. */
 function recordingFs(log: string[], writes: number[] = [], failWriteAt = Infinity): SnapshotFs {
   return {
-    async open(path, flags) {
+    async open(path, flags, mode) {
       log.push(`open ${basename(path)}`);
-      const handle = await nodeSnapshotFs.open(path, flags);
+      const handle = await nodeSnapshotFs.open(path, flags, mode);
       const write = (async (bytes: Buffer, offset: number, length: number) => {
         log.push(`write ${basename(path)}`);
         if (writes.push(length) >= failWriteAt) throw new Error('ENOSPC: no space left on device (simulated)');
@@ -114,23 +114,38 @@ describe('SnapshotFile.write', () => {
     expect(await file.read()).toEqual(snapshot);
   });
 
-  it('leaves the data file as it was when a write fails, and a stale temp file for removeStaleTemp', async () => {
+  it('leaves the data file as it was when a write fails, and deletes its temp file (on a full disk, the room the journal needs)', async () => {
     const before = snapshotOf(5);
     await new SnapshotFile(dataFile).write(before, true);
     const failing = new SnapshotFile(dataFile, recordingFs([], [], 3));
     await expect(failing.write(snapshotOf(5_000), true)).rejects.toThrow(/simulated/);
     expect(JSON.parse(readFileSync(dataFile, 'utf8'))).toEqual(before);
-    expect(existsSync(`${dataFile}.tmp`)).toBe(true);
-
-    await failing.removeStaleTemp();
     expect(readdirSync(directory)).toEqual(['sandbox.json']);
   });
 
-  it('overwrites a stale temp file', async () => {
-    writeFileSync(`${dataFile}.tmp`, 'x'.repeat(100_000));
+  it('replaces a stale temp file, and the data file it becomes is readable by its owner only', async () => {
+    writeFileSync(`${dataFile}.tmp`, 'x'.repeat(100_000), { mode: 0o644 });
+    chmodSync(`${dataFile}.tmp`, 0o644);
     const snapshot = snapshotOf(2);
     await new SnapshotFile(dataFile).write(snapshot, true);
     expect(readFileSync(dataFile, 'utf8')).toBe(JSON.stringify(snapshot));
+    expect(statSync(dataFile).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('SnapshotFile.checkSpace', () => {
+  it('writes the bytes aside and leaves nothing behind', async () => {
+    const log: string[] = [];
+    const writes: number[] = [];
+    await new SnapshotFile(dataFile, recordingFs(log, writes)).checkSpace(65_536, true);
+    expect(log).toEqual(['open sandbox.json.tmp', 'write sandbox.json.tmp', 'datasync sandbox.json.tmp', 'close sandbox.json.tmp']);
+    expect(writes).toEqual([65_536]);
+    expect(readdirSync(directory)).toEqual([]);
+  });
+
+  it('rejects as the write does, and leaves nothing behind', async () => {
+    await expect(new SnapshotFile(dataFile, recordingFs([], [], 1)).checkSpace(65_536, false)).rejects.toThrow(/ENOSPC/);
+    expect(readdirSync(directory)).toEqual([]);
   });
 });
 

@@ -12,6 +12,7 @@ import { open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { TextFile } from 'lowdb/node';
 import { syncDirectory } from './disk-sync.node.js';
+import { FILE_MODE } from './file-mode.node.js';
 import { parseSnapshot, snapshotChunks, type Snapshot } from './snapshot-format.js';
 
 /** Bytes handed to the disk at a time: each write is an await, so the event loop runs in between. */
@@ -19,7 +20,7 @@ const WRITE_BYTES = 1 << 20;
 
 /** What a snapshot write does to the file system; tests pass one that records the order. */
 export interface SnapshotFs {
-  open(path: string, flags: 'w'): Promise<SnapshotHandle>;
+  open(path: string, flags: 'w', mode: number): Promise<SnapshotHandle>;
   rename(from: string, to: string): Promise<void>;
   syncDirectory(path: string): Promise<void>;
 }
@@ -61,12 +62,52 @@ export class SnapshotFile {
   }
 
   /**
+   * Whether the file system takes `bytes` now: writes them to the temp file (synced if `sync`),
+   * then deletes it. Rejects as a failed write would (ENOSPC, EIO, EROFS…).
+   */
+  async checkSpace(bytes: number, sync: boolean): Promise<void> {
+    try {
+      const handle = await this.#createTemp();
+      try {
+        await writeAll(handle, Buffer.alloc(bytes));
+        if (sync) await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+    } finally {
+      await this.removeStaleTemp();
+    }
+  }
+
+  /**
    * Replaces the file atomically, a chunk at a time with the event loop free in between; with
    * `sync`, the new content is on the device before it takes the name, and the name before this
-   * resolves (the caller then deletes the journals it replaces).
+   * resolves (the caller then deletes the journals it replaces). A failed write deletes its temp
+   * file: on a full disk, that is the room the journal needs.
    */
   async write(snapshot: Snapshot, sync: boolean): Promise<void> {
-    const handle = await this.#fs.open(this.#tempPath, 'w');
+    try {
+      await this.#writeTemp(snapshot, sync);
+    } catch (error) {
+      await this.removeStaleTemp().catch(() => {});
+      throw error;
+    }
+    await this.#fs.rename(this.#tempPath, this.#path);
+    if (sync) await this.#fs.syncDirectory(dirname(this.#path));
+  }
+
+  /**
+   * A new, empty temp file, readable by its owner only (a snapshot holds webhook secrets): a
+   * stale one is deleted first, as opening it would keep whatever mode it had.
+   */
+  async #createTemp(): Promise<SnapshotHandle> {
+    await this.removeStaleTemp();
+    return this.#fs.open(this.#tempPath, 'w', FILE_MODE);
+  }
+
+  /** The snapshot in the temp file. */
+  async #writeTemp(snapshot: Snapshot, sync: boolean): Promise<void> {
+    const handle = await this.#createTemp();
     try {
       // Small pieces packed into one reused buffer: neither the JSON nor its bytes ever exist
       // whole, and nothing large is allocated, which would bring on the collector's long pauses.
@@ -86,8 +127,6 @@ export class SnapshotFile {
     } finally {
       await handle.close();
     }
-    await this.#fs.rename(this.#tempPath, this.#path);
-    if (sync) await this.#fs.syncDirectory(dirname(this.#path));
   }
 }
 

@@ -3,11 +3,13 @@
  * users read. `sequence` is the last journal entry folded in, so replay knows where to resume.
  * Browser-safe: parsing and serializing are plain JSON, kept apart from the file I/O.
  */
+import type { AccountRecord } from '../core/accounts/account-record.js';
 import type { DeliveryRecord, EndpointRecord, EventRecord } from '../core/webhooks/records.js';
 import type { ClockState } from '../core/ports.js';
 import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
 import { StoreFileError } from './store-file-error.js';
-import { isAccountRecord, isClockState, isIndexableRecord, isJsonObject } from './stored-values.js';
+import { storedRecordProblem, type StoredRecordKind } from './stored-records.js';
+import { isClockState, isJsonObject, isStoredAccount } from './stored-values.js';
 
 /** The `format` field that marks a file as ours. */
 export const SNAPSHOT_FORMAT = 'lnpr-sandbox';
@@ -26,6 +28,8 @@ export interface Snapshot {
   endpoints?: EndpointRecord[];
   events?: EventRecord[];
   deliveries?: DeliveryRecord[];
+  /** Accounts made through the accounts API (keys as SHA-256 digests); absent in files written before them. */
+  accounts?: AccountRecord[];
 }
 
 /** The content of a new data file. */
@@ -33,7 +37,18 @@ export function emptySnapshot(): Snapshot {
   return { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, sequence: 0, paymentRequests: [], clocks: {} };
 }
 
-/** Parses and checks a data file's text; throws StoreFileError naming `file` and the problem. */
+/** The lists of records in a data file, with the kind of record each holds. */
+const RECORD_LISTS = [
+  ['paymentRequests', 'payment request'],
+  ['endpoints', 'webhook endpoint'],
+  ['events', 'event'],
+  ['deliveries', 'delivery attempt'],
+] as const satisfies ReadonlyArray<readonly [keyof Snapshot, StoredRecordKind]>;
+
+/**
+ * Parses and checks a data file's text, each record against its schema (stored-records.ts);
+ * throws StoreFileError naming `file` and the problem: for a record, its place, id and field.
+ */
 export function parseSnapshot(text: string, file: string): Snapshot {
   let data: unknown;
   try {
@@ -50,24 +65,27 @@ export function parseSnapshot(text: string, file: string): Snapshot {
       `format version ${JSON.stringify(data.version)} is not supported (this lnpr-sandbox reads version ${SNAPSHOT_VERSION})`,
     );
   }
-  const { sequence, paymentRequests, clocks } = data;
+  const { sequence, clocks } = data;
   if (!Number.isSafeInteger(sequence) || (sequence as number) < 0) {
     throw new StoreFileError(file, '"sequence" is not a non-negative integer');
   }
-  if (!Array.isArray(paymentRequests)) throw new StoreFileError(file, '"paymentRequests" is not an array');
-  const badRecord = paymentRequests.findIndex((record) => !isIndexableRecord(record));
-  if (badRecord !== -1) {
-    throw new StoreFileError(file, `paymentRequests[${badRecord}] lacks a string id, accountId or paymentHash`);
-  }
+  if (!Array.isArray(data.paymentRequests)) throw new StoreFileError(file, '"paymentRequests" is not an array');
   if (!isJsonObject(clocks)) throw new StoreFileError(file, '"clocks" is not an object');
   const badClock = Object.entries(clocks).find(([, state]) => !isClockState(state));
   if (badClock) throw new StoreFileError(file, `clocks[${JSON.stringify(badClock[0])}] is not a clock state`);
-  for (const list of ['endpoints', 'events', 'deliveries'] as const) {
+  for (const [list, kind] of RECORD_LISTS) {
     const items = data[list];
     if (items === undefined) continue;
     if (!Array.isArray(items)) throw new StoreFileError(file, `"${list}" is not an array`);
-    const bad = items.findIndex((item) => !isAccountRecord(item));
-    if (bad !== -1) throw new StoreFileError(file, `${list}[${bad}] lacks a string id or accountId`);
+    for (const [place, item] of items.entries()) {
+      const problem = storedRecordProblem(kind, item);
+      if (problem !== undefined) throw new StoreFileError(file, `${list}[${place}] is not a valid ${kind}: ${problem}`);
+    }
+  }
+  if (data.accounts !== undefined) {
+    if (!Array.isArray(data.accounts)) throw new StoreFileError(file, '"accounts" is not an array');
+    const bad = data.accounts.findIndex((account) => !isStoredAccount(account));
+    if (bad !== -1) throw new StoreFileError(file, `accounts[${bad}] is not an account (id, mode, name, keys as SHA-256 digests, createdAt)`);
   }
   return data as unknown as Snapshot;
 }

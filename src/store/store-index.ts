@@ -3,7 +3,8 @@
  * account, clocks by account, and events and webhooks (`events`). Mutations are synchronous so a store can apply a write before
  * it is durable and still answer reads from one place. Browser-safe.
  */
-import type { ClockState, StoreChange } from '../core/ports.js';
+import type { AccountRecord } from '../core/accounts/account-record.js';
+import type { AccountClearing, ClockState, StoreChange } from '../core/ports.js';
 import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
 import { EventIndex } from './event-index.js';
 
@@ -13,6 +14,8 @@ export class StoreIndex {
   readonly #byHash = new Map<string, PaymentRequestRecord>();
   readonly #idsByAccount = new Map<string, Set<string>>();
   readonly #clocks = new Map<string, ClockState>();
+  /** Accounts made through the accounts API, oldest first. */
+  readonly #accounts = new Map<string, AccountRecord>();
   /** Events, webhook endpoints and delivery attempts. */
   readonly events: EventIndex;
 
@@ -20,14 +23,35 @@ export class StoreIndex {
     this.events = new EventIndex(eventHistory);
   }
 
-  /** Applies a change whole: records first, then events, endpoints, then the attempts that refer to them. */
+  /** Applies a change whole: erasures first, then records, events, endpoints, the attempts that refer to them, accounts. */
   apply(change: StoreChange): void {
+    for (const clearing of change.clearedAccounts ?? []) this.clearAccount(clearing);
+    for (const accountId of change.deletedAccounts ?? []) this.removeAccount(accountId);
     for (const record of change.paymentRequests ?? []) this.put(record);
     for (const event of change.events ?? []) this.events.putEvent(event);
     for (const endpoint of change.endpoints ?? []) this.events.putEndpoint(endpoint);
     for (const id of change.deletedEndpoints ?? []) this.events.deleteEndpoint(id);
     for (const delivery of change.deliveries ?? []) this.events.putDelivery(delivery);
+    for (const account of change.accounts ?? []) this.#accounts.set(account.id, account);
     this.events.endChange();
+  }
+
+  /** Erases the account's payment requests, events and delivery attempts, and with `endpoints` its webhook endpoints. */
+  clearAccount({ accountId, endpoints }: AccountClearing): void {
+    this.deleteAccount(accountId);
+    this.events.deleteAccount(accountId, endpoints);
+  }
+
+  /** Forgets the account and everything of it: what a clearing erases, its endpoints, its clock, its record. */
+  removeAccount(accountId: string): void {
+    this.clearAccount({ accountId, endpoints: true });
+    this.#clocks.delete(accountId);
+    this.#accounts.delete(accountId);
+  }
+
+  /** The accounts made through the accounts API, oldest first; a new array. */
+  accountRecords(): AccountRecord[] {
+    return Array.from(this.#accounts.values());
   }
 
   /** The record with this id. */

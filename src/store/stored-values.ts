@@ -3,6 +3,7 @@
  * account, payment hash, clock numbers): the engine wrote these values, so a full schema check
  * would cost startup time to catch what only hand edits produce.
  */
+import type { AccountRecord } from '../core/accounts/account-record.js';
 import type { ClockState } from '../core/ports.js';
 import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
 
@@ -35,14 +36,31 @@ export function isAccountRecord(value: unknown): value is { id: string; accountI
   return isJsonObject(value) && typeof value.id === 'string' && typeof value.accountId === 'string';
 }
 
+/** An account made through the accounts API: an id, a mode, a name or null, and keys as SHA-256 digests. */
+export function isStoredAccount(value: unknown): value is AccountRecord {
+  return (
+    isJsonObject(value) &&
+    typeof value.id === 'string' &&
+    (value.mode === 'custodial' || (value.mode === 'nwc' && typeof value.nwcRelay === 'string' && typeof value.walletNodeKey === 'string' && /^[0-9a-f]{64}$/.test(value.walletNodeKey))) &&
+    (value.name === null || typeof value.name === 'string') &&
+    typeof value.createdAt === 'string' &&
+    Array.isArray(value.keys) &&
+    value.keys.every((key) => isJsonObject(key) && typeof key.sha256 === 'string' && /^[0-9a-f]{64}$/.test(key.sha256) && Array.isArray(key.permissions))
+  );
+}
+
 /** A store change (see StoreChange) whose parts can be indexed. */
 export function isStoreChange(value: unknown): boolean {
   if (!isJsonObject(value)) return false;
-  const lists = ['paymentRequests', 'events', 'deliveries', 'endpoints', 'deletedEndpoints'] as const;
+  const lists = ['paymentRequests', 'events', 'deliveries', 'endpoints', 'deletedEndpoints', 'clearedAccounts', 'accounts', 'deletedAccounts'] as const;
   if (!lists.every((list) => value[list] === undefined || Array.isArray(value[list]))) return false;
+  const items = (list: (typeof lists)[number]) => (value[list] as unknown[] | undefined) ?? [];
   return (
-    ((value.paymentRequests as unknown[] | undefined) ?? []).every(isIndexableRecord) &&
-    (['events', 'deliveries', 'endpoints'] as const).every((list) => ((value[list] as unknown[] | undefined) ?? []).every(isAccountRecord)) &&
-    ((value.deletedEndpoints as unknown[] | undefined) ?? []).every((id) => typeof id === 'string')
+    items('paymentRequests').every(isIndexableRecord) &&
+    (['events', 'deliveries', 'endpoints'] as const).every((list) => items(list).every(isAccountRecord)) &&
+    items('deletedEndpoints').every((id) => typeof id === 'string') &&
+    items('clearedAccounts').every((clearing) => isJsonObject(clearing) && typeof clearing.accountId === 'string' && typeof clearing.endpoints === 'boolean') &&
+    items('accounts').every(isStoredAccount) &&
+    items('deletedAccounts').every((id) => typeof id === 'string')
   );
 }

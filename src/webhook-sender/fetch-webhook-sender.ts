@@ -2,9 +2,11 @@
  * A WebhookSender over `fetch`, for browsers and in-process users: any platform with fetch and
  * AbortController. Redirects are not followed (a 3xx is the receiver's answer, and a failure), the
  * response body is read up to a cap and dropped, and an attempt is abandoned after its timeout.
- * Node's `lnpr serve` uses the cheaper node:http sender.
+ * Node's `lnpr serve` uses the cheaper node:http sender. `fetch` cannot say which address a name
+ * resolves to, so where the address policy asks for that check (a sandbox that refuses private
+ * addresses, a URL naming a host) this sender refuses the attempt rather than send it unchecked.
  */
-import type { WebhookResponse, WebhookSender } from '../core/ports.js';
+import type { WebhookRequest, WebhookResponse, WebhookSender } from '../core/ports.js';
 
 /** Response bytes read before the rest is dropped: a receiver's answer is not data we keep. */
 export const RESPONSE_BYTES_READ = 64 * 1024;
@@ -12,7 +14,10 @@ export const RESPONSE_BYTES_READ = 64 * 1024;
 /** The fetch-based sender. */
 export function createFetchWebhookSender(fetchFunction: typeof fetch = (...args) => globalThis.fetch(...args)): WebhookSender {
   return {
-    async send(request, signal): Promise<WebhookResponse> {
+    async send(request: WebhookRequest, signal): Promise<WebhookResponse> {
+      if (request.checkAddress !== undefined) {
+        return { error: `cannot check what ${new URL(request.url).hostname} resolves to with fetch: use the Node sandbox (createNodeSandbox), which resolves and checks each name`, durationMs: 0 };
+      }
       const started = performance.now();
       const timeout = new AbortController();
       const timer = setTimeout(() => timeout.abort(), request.timeoutMs);

@@ -35,7 +35,7 @@ export interface ApiResult {
 }
 
 /** The well-known test keys of CONTRACT.md. */
-export const KEYS = { custodial: 'sk_test_custodial', nwc: 'sk_test_nwc', readonly: 'sk_test_readonly' } as const;
+export const KEYS = { custodial: 'sk_test_custodial', nwc: 'sk_test_nwc', readonly: 'sk_test_readonly', admin: 'sk_test_admin' } as const;
 
 /** A valid create body, with overrides. */
 export function createBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -1,16 +1,19 @@
 /**
- * Accounts and API keys. A key maps to one account and a set of permissions; the account decides
- * the payment mode (custodial, or NWC through its connected wallet). Keys are compared through
- * their SHA-256 digests in constant time, so neither timing nor logs reveal them.
+ * Accounts and API keys. A key maps to an account (or to none: a key that only manages accounts)
+ * and a set of permissions; the account decides the payment mode (custodial, or NWC through its
+ * connected wallet). Accounts come from the accounts file and, while the sandbox runs, from the
+ * accounts API, which adds and removes them. Keys are compared through their SHA-256 digests in
+ * constant time, so neither timing nor logs reveal them; a created account's keys are known here
+ * only as digests.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Rule } from '../../schemas/rules.js';
 import type { ConfiguredEndpoint } from '../webhooks/webhook-endpoints.js';
 import { ApiError } from '../pipeline/errors.js';
+import type { AccountRecord, Permission } from './account-record.js';
 
-/** What a key may do. Reading covers both GET endpoints. */
-export type Permission = 'create' | 'read';
+export type { Permission } from './account-record.js';
 
 /** An account as configured (accounts.json or `--config`). */
 export interface AccountConfig {
@@ -24,10 +27,10 @@ export interface AccountConfig {
   webhooks?: ConfiguredEndpoint[];
 }
 
-/** An API key as configured. */
+/** An API key as configured; a key without an account may only have the `accounts` permission. */
 export interface ApiKeyConfig {
   key: string;
-  account: string;
+  account?: string;
   permissions: Permission[];
 }
 
@@ -50,54 +53,102 @@ export interface Account {
   walletNodeKey?: Uint8Array;
 }
 
-/** Who is calling: the account behind the key and what the key may do. */
-export interface Caller {
-  account: Account;
+/** Whoever holds a valid key: the account behind it (none for a key that only manages accounts) and what it may do. */
+export interface KeyHolder {
+  account: Account | undefined;
   permissions: ReadonlySet<Permission>;
 }
 
-/** Valid keys seen before, so a known key skips hashing; bounded by the number of configured keys. */
-type KnownKeys = Map<string, Caller>;
+/** A caller acting on an account: the account behind the key and what the key may do. */
+export interface Caller extends KeyHolder {
+  account: Account;
+}
 
 interface KeyEntry {
   digest: Uint8Array;
-  caller: Caller;
+  holder: KeyHolder;
 }
 
-/** Looks callers up by API key. */
+/** Looks key holders up by API key; accounts may be added and removed while it serves. */
 export class AccountDirectory {
-  readonly accounts: ReadonlyMap<string, Account>;
-  readonly #keys: KeyEntry[];
-  readonly #keyCount: number;
-  readonly #known: KnownKeys = new Map();
+  readonly #accounts = new Map<string, Account>();
+  readonly #configured = new Set<string>();
+  /** The accounts API's accounts, oldest first (Map keeps insertion order). */
+  readonly #created = new Map<string, AccountRecord>();
+  /** Every key; replaced (never changed in place) when accounts come and go. */
+  #keys: KeyEntry[] = [];
+  /** Valid keys seen before, so a known key skips hashing; bounded by the number of keys, and purged with their account. */
+  readonly #known = new Map<string, KeyHolder>();
 
-  constructor(config: AccountsConfig) {
-    const accounts = new Map<string, Account>();
+  /** The configured accounts and keys, and the created accounts a store kept (`created`). */
+  constructor(config: AccountsConfig, created: Iterable<AccountRecord> = []) {
     for (const a of config.accounts) {
-      if (accounts.has(a.id)) throw new Error(`accounts: the id ${a.id} appears twice`);
+      if (this.#accounts.has(a.id)) throw new Error(`accounts: the id ${a.id} appears twice`);
       if (a.mode === 'nwc' && (!a.nwcRelay || !a.walletNodeKey)) {
         throw new Error(`accounts: the NWC account ${a.id} needs nwcRelay and walletNodeKey`);
       }
-      accounts.set(a.id, {
-        id: a.id,
-        isNwc: a.mode === 'nwc',
-        ...(a.mode === 'nwc' ? { nwcRelay: a.nwcRelay, walletNodeKey: hexToBytes(a.walletNodeKey!) } : {}),
-      });
+      this.#accounts.set(a.id, accountOf(a.id, a.mode, a.nwcRelay, a.walletNodeKey));
+      this.#configured.add(a.id);
     }
     const seen = new Set<string>();
     this.#keys = config.keys.map((k, index) => {
-      const account = accounts.get(k.account);
-      if (!account) throw new Error(`accounts: key #${index + 1} names the unknown account ${k.account}`);
       if (seen.has(k.key)) throw new Error(`accounts: key #${index + 1} is listed twice`);
       seen.add(k.key);
-      return { digest: sha256(utf8ToBytes(k.key)), caller: { account, permissions: new Set(k.permissions) } };
+      let account: Account | undefined;
+      if (k.account !== undefined) {
+        account = this.#accounts.get(k.account);
+        if (!account) throw new Error(`accounts: key #${index + 1} names the unknown account ${k.account}`);
+      } else if (k.permissions.some((permission) => permission !== 'accounts')) {
+        throw new Error(`accounts: key #${index + 1} has no account, so it may only have the accounts permission`);
+      }
+      return { digest: sha256(utf8ToBytes(k.key)), holder: { account, permissions: new Set(k.permissions) } };
     });
-    this.#keyCount = this.#keys.length;
-    this.accounts = accounts;
+    // A configured account wins over a kept one with the same id (a changed --config).
+    for (const record of created) if (!this.#accounts.has(record.id)) this.add(record);
   }
 
-  /** The caller behind an `Authorization` header value; throws `unauthorized` when there is none. */
-  authenticate(authorization: string | undefined): Caller {
+  /** Every account, configured and created, by id. */
+  get accounts(): ReadonlyMap<string, Account> {
+    return this.#accounts;
+  }
+
+  /** The created accounts as stored, oldest first. */
+  createdAccounts(): AccountRecord[] {
+    return Array.from(this.#created.values());
+  }
+
+  /** How many accounts the accounts API made (and has not deleted). */
+  get createdCount(): number {
+    return this.#created.size;
+  }
+
+  /** Whether the account comes from the accounts file (and so cannot be deleted). */
+  isConfigured(accountId: string): boolean {
+    return this.#configured.has(accountId);
+  }
+
+  /** Adds a created account and its keys; they work from now on. */
+  add(record: AccountRecord): Account {
+    if (this.#accounts.has(record.id)) throw new Error(`accounts: the id ${record.id} is taken`);
+    const account = accountOf(record.id, record.mode, record.nwcRelay, record.walletNodeKey);
+    this.#accounts.set(record.id, account);
+    this.#created.set(record.id, record);
+    const entries = record.keys.map(({ sha256: digest, permissions }) => ({ digest: hexToBytes(digest), holder: { account, permissions: new Set(permissions) } }));
+    this.#keys = [...this.#keys, ...entries];
+    return account;
+  }
+
+  /** Removes a created account: its keys stop working at once. False when there is no such created account. */
+  remove(accountId: string): boolean {
+    if (!this.#created.delete(accountId)) return false;
+    this.#accounts.delete(accountId);
+    this.#keys = this.#keys.filter(({ holder }) => holder.account?.id !== accountId);
+    for (const [key, holder] of this.#known) if (holder.account?.id === accountId) this.#known.delete(key);
+    return true;
+  }
+
+  /** The holder of the key in an `Authorization` header value; throws `unauthorized` when there is none. */
+  identify(authorization: string | undefined): KeyHolder {
     if (authorization === undefined || authorization === '') {
       throw new ApiError('unauthorized', 'Missing API key: send "Authorization: Bearer <API_KEY>".');
     }
@@ -108,37 +159,60 @@ export class AccountDirectory {
     const key = match[1]!;
     // A key that already proved valid is found by a hash lookup of the whole string, which tells
     // nothing about how much of any stored key a guess matches; every other key takes the
-    // constant-time path. Only configured keys are ever remembered, so the map stays small.
-    const caller = this.#known.get(key) ?? this.#lookUp(key);
-    if (!caller) throw new ApiError('unauthorized', 'Invalid API key.');
-    this.#known.set(key, caller);
-    return caller;
+    // constant-time path. Only valid keys are ever remembered, so the map stays small.
+    const holder = this.#known.get(key) ?? this.#lookUp(key);
+    if (!holder) throw new ApiError('unauthorized', 'Invalid API key.');
+    this.#known.set(key, holder);
+    return holder;
   }
 
-  // Every configured key is compared, whether or not an earlier one matched, so the time taken
-  // depends on neither which key matched nor how much of it did.
-  #lookUp(key: string): Caller | undefined {
+  /** The caller behind an `Authorization` header value, which must be a key of an account (401 otherwise). */
+  authenticate(authorization: string | undefined): Caller {
+    const holder = this.identify(authorization);
+    requireAccount(holder);
+    return holder;
+  }
+
+  // Every key is compared, whether or not an earlier one matched, so the time taken depends on
+  // neither which key matched nor how much of it did (only on how many keys there are).
+  #lookUp(key: string): KeyHolder | undefined {
     const digest = sha256(utf8ToBytes(key));
-    let found: Caller | undefined;
-    for (let i = 0; i < this.#keyCount; i++) {
-      const entry = this.#keys[i]!;
+    const keys = this.#keys;
+    let found: KeyHolder | undefined;
+    for (let i = 0; i < keys.length; i++) {
+      const entry = keys[i]!;
       let difference = 0;
       for (let j = 0; j < 32; j++) difference |= entry.digest[j]! ^ digest[j]!;
-      if (difference === 0) found = entry.caller;
+      if (difference === 0) found = entry.holder;
     }
     return found;
   }
+}
+
+function accountOf(id: string, mode: 'custodial' | 'nwc', nwcRelay: string | undefined, walletNodeKey: string | undefined): Account {
+  return { id, isNwc: mode === 'nwc', ...(mode === 'nwc' ? { nwcRelay, walletNodeKey: hexToBytes(walletNodeKey!) } : {}) };
 }
 
 /** What a key without each permission is told. */
 const PERMISSION_REFUSALS: Readonly<Record<Permission, string>> = {
   read: 'This API key may not read this account.',
   create: 'This API key is read-only: it may read, not create or change anything.',
+  accounts: 'This API key may not manage accounts: that takes a key with the accounts permission.',
 };
 
-/** Throws `insufficient_permission` unless the caller may do `permission`. */
-export function requirePermission(caller: Caller, permission: Permission): void {
-  if (!caller.permissions.has(permission)) {
+/** Throws `insufficient_permission` unless the holder may do `permission`. */
+export function requirePermission(holder: KeyHolder, permission: Permission): void {
+  if (!holder.permissions.has(permission)) {
     throw new ApiError('insufficient_permission', PERMISSION_REFUSALS[permission]);
+  }
+}
+
+/** Throws `insufficient_permission` unless the key belongs to an account (a key that only manages accounts has none). */
+export function requireAccount(holder: KeyHolder): asserts holder is Caller {
+  if (holder.account === undefined) {
+    throw new ApiError(
+      'insufficient_permission',
+      'This API key only manages accounts (POST, GET and DELETE /sandbox/v1/accounts): it has no account of its own. Use a key of an account, such as the keys an account is created with.',
+    );
   }
 }

@@ -118,6 +118,12 @@ export class Scheduler {
     await Promise.all(writes);
   }
 
+  /** Drops everything scheduled for the account (its data was erased: a reset, a deletion); nothing of it runs after this. */
+  forget(accountId: string): void {
+    if (!this.#queues.delete(accountId)) return;
+    this.#arm();
+  }
+
   /** Runs what is due on every account's clock. */
   runAllDue(): Promise<void> {
     return this.#runAll();

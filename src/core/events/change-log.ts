@@ -12,6 +12,7 @@ import { toPaymentRequestView } from '../payments/payment-request-view.js';
 import type { AccountClocks, RandomSource, SandboxStore } from '../ports.js';
 import { planDeliveries } from '../webhooks/delivery-plan.js';
 import { heldDeliveriesIn } from '../webhooks/held-deliveries.js';
+import type { PendingDeliveries } from '../webhooks/pending-deliveries.js';
 import { toEventView, type EventRecord } from '../webhooks/records.js';
 import { Listeners } from './listeners.js';
 
@@ -31,6 +32,8 @@ export interface ChangeLogDeps {
   clocks: Pick<AccountClocks, 'now'>;
   random: RandomSource;
   due: Pick<DueSchedule, 'scheduleNextChange' | 'scheduleDeliveries'>;
+  /** Bounds what the outbox owes: deliveries past it are recorded failed, not attempted. */
+  pending: Pick<PendingDeliveries, 'admit' | 'note'>;
   /** Sees a listener's exception (a listener must not break the API). */
   onError(error: unknown): void;
 }
@@ -55,7 +58,7 @@ export class ChangeLog {
    * durable. The write is made before this returns its promise, so reads see it at once.
    */
   async save(record: PaymentRequestRecord, previous?: PaymentRequestRecord): Promise<void> {
-    const { store, clocks, random, due } = this.#deps;
+    const { store, clocks, random, due, pending } = this.#deps;
     if (previous !== undefined && previous.status === record.status) {
       await store.savePaymentRequest(record);
       return;
@@ -68,8 +71,10 @@ export class ChangeLog {
       timestamp: previous === undefined ? record.createdAt : record.updatedAt,
       data: toPaymentRequestView(record),
     };
-    const deliveries = planDeliveries(event, store.endpointsOf(record.accountId), heldDeliveriesIn(store), random, clocks.now(record.accountId));
+    const nowMs = clocks.now(record.accountId);
+    const deliveries = pending.admit(planDeliveries(event, store.endpointsOf(record.accountId), heldDeliveriesIn(store), random, nowMs), nowMs);
     const durable = store.commit({ paymentRequests: [record], events: [event], deliveries });
+    pending.note(deliveries);
     due.scheduleNextChange(record);
     await durable;
     // Sent only once recorded: a delivery must never announce what a crash could take back.

@@ -8,10 +8,17 @@ import type { DueSchedule } from '../due/due-schedule.js';
 import { ApiError } from '../pipeline/errors.js';
 import type { AccountClocks, RandomSource, SandboxStore } from '../ports.js';
 import { firstAttempt } from '../webhooks/delivery-plan.js';
+import type { PendingDeliveries } from '../webhooks/pending-deliveries.js';
 import type { DeliveryRecord, EventRecord } from '../webhooks/records.js';
 
 /** Events kept (and listed) per account, the newest; the store evicts older ones with their attempts. */
 export const KEPT_EVENTS_PER_ACCOUNT = 1_000;
+
+/**
+ * Finished delivery attempts kept per account; past it the store lets go of the one that finished
+ * first. Pending ones are never let go (they are bounded apart: pending-deliveries.ts).
+ */
+export const KEPT_FINISHED_ATTEMPTS_PER_ACCOUNT = 5_000;
 
 /** Filters of `GET /sandbox/v1/events`. */
 export interface EventFilter {
@@ -33,6 +40,7 @@ export interface EventLogDeps {
   clocks: AccountClocks;
   random: RandomSource;
   due: Pick<DueSchedule, 'scheduleDeliveries'>;
+  pending: Pick<PendingDeliveries, 'admit' | 'note'>;
 }
 
 /** Reads events and deliveries, and redelivers. */
@@ -71,14 +79,17 @@ export class EventLog {
 
   /** Sends the event again to the account's endpoints that take its type; the new deliveries. */
   async redeliver(accountId: string, eventId: string): Promise<DeliveryRecord[]> {
-    const { store, clocks, random, due } = this.#deps;
+    const { store, clocks, random, due, pending } = this.#deps;
     const event = this.event(accountId, eventId);
     const nowMs = clocks.now(accountId);
-    const deliveries = store
+    const planned = store
       .endpointsOf(accountId)
       .filter((endpoint) => endpoint.events.includes(event.type))
       .map((endpoint) => firstAttempt(event, endpoint, nowMs, random));
-    await store.commit({ deliveries });
+    const deliveries = pending.admit(planned, nowMs);
+    const durable = store.commit({ deliveries });
+    pending.note(deliveries);
+    await durable;
     due.scheduleDeliveries(deliveries);
     return deliveries;
   }

@@ -12,7 +12,9 @@ import { Scheduler } from '../due/scheduler.js';
 import type { PaymentRequestRecord } from '../payments/payment-request.js';
 import type { AccountClocks, RandomSource, SandboxStore, Timers, WallClock, WebhookSender } from '../ports.js';
 import { DeliveryDispatcher } from '../webhooks/delivery-dispatcher.js';
-import { WebhookEndpoints, type WebhookHostPolicy } from '../webhooks/webhook-endpoints.js';
+import type { WebhookAddressPolicy } from '../webhooks/address-policy.js';
+import { PendingDeliveries } from '../webhooks/pending-deliveries.js';
+import { WebhookEndpoints } from '../webhooks/webhook-endpoints.js';
 import { ChangeLog } from './change-log.js';
 import { EventLog } from './event-log.js';
 import { Listeners } from './listeners.js';
@@ -24,7 +26,8 @@ export interface EventMachineryOptions {
   wall: WallClock;
   random: RandomSource;
   sender: WebhookSender;
-  allowedHosts: WebhookHostPolicy;
+  /** Where deliveries may go (the `webhookAllowedHosts` setting). */
+  allowedHosts: WebhookAddressPolicy;
   timers?: Timers;
   /** How busy the API is; delivery attempts give way while it is. */
   apiLoad?: { readonly busy: boolean };
@@ -44,6 +47,12 @@ export interface EventMachinery {
   /** Schedules the next change of records written without the change log (fixtures, a start). */
   track(records: Iterable<PaymentRequestRecord>): void;
   /**
+   * Drops what was due for the account, once its requests and deliveries are erased (a reset, a
+   * deletion): no expiry, outcome or attempt of them runs afterwards. An attempt already on the
+   * wire finishes; its outcome, for an event no longer kept, is not recorded.
+   */
+  forget(accountId: string): void;
+  /**
    * Resolves once nothing is due and no attempt is queued or in flight: what the clocks have made
    * due has run, and every delivery it called for has been tried (for tests and scripts).
    */
@@ -59,10 +68,22 @@ export function createEventMachinery(options: EventMachineryOptions): EventMachi
   const timers = options.timers ?? platformTimers;
   const scheduler = new Scheduler({ clocks: rawClocks, wall, timers, onError });
   const due = new DueSchedule(scheduler);
-  const changeLog = new ChangeLog({ store, clocks: rawClocks, random, due, onError });
-  const dispatcher = new DeliveryDispatcher({ store, clocks: rawClocks, wall, sender, due, timers, onError, ...(options.apiLoad ? { apiLoad: options.apiLoad } : {}) });
-  const endpoints = new WebhookEndpoints({ store, clocks: rawClocks, random, allowedHosts: options.allowedHosts });
-  const log = new EventLog({ store, clocks: rawClocks, random, due });
+  const pending = new PendingDeliveries(store);
+  const changeLog = new ChangeLog({ store, clocks: rawClocks, random, due, pending, onError });
+  const dispatcher = new DeliveryDispatcher({
+    store,
+    clocks: rawClocks,
+    wall,
+    sender,
+    due,
+    timers,
+    pending,
+    addressPolicy: options.allowedHosts,
+    onError,
+    ...(options.apiLoad ? { apiLoad: options.apiLoad } : {}),
+  });
+  const endpoints = new WebhookEndpoints({ store, clocks: rawClocks, random, pending, addressPolicy: options.allowedHosts });
+  const log = new EventLog({ store, clocks: rawClocks, random, due, pending });
   scheduler.start(new DueRunner({ store, clocks: rawClocks, changes: changeLog, deliveries: dispatcher, due }));
 
   // What a previous run left, pending requests and the outbox, is scheduled just after start:
@@ -97,6 +118,10 @@ export function createEventMachinery(options: EventMachineryOptions): EventMachi
     log,
     onClockMove: (listener) => clockMoves.add(listener),
     track: (records) => due.scheduleNextChanges(records),
+    forget(accountId) {
+      scheduler.forget(accountId);
+      pending.forget(accountId);
+    },
     async settle() {
       do {
         await scheduler.runAllDue();

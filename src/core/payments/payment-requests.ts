@@ -1,6 +1,6 @@
 /**
  * The payment-request operations: create and read (v1), and the sandbox's transitions (complete,
- * fail, expire, pay by invoice, reset). Everything a response depends on is decided here (fees,
+ * fail, expire, pay by invoice). Everything a response depends on is decided here (fees,
  * mode, expiry, the invoice, scheduled outcomes), so every transport answers alike.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -135,11 +135,6 @@ export class PaymentRequests {
     const record = this.#deps.store.findPaymentRequestByHash(paymentHash);
     if (record === undefined || record.accountId !== caller.account.id) throw new ApiError('invoice_not_found');
     return this.#transition(caller.account.id, record, 'complete');
-  }
-
-  /** Deletes every payment request of the caller's account. */
-  deleteAll(caller: Caller): Promise<void> {
-    return this.#deps.store.deletePaymentRequestsOf(caller.account.id);
   }
 
   async #transition(accountId: string, stored: PaymentRequestRecord, transition: Transition): Promise<PaymentRequestRecord> {

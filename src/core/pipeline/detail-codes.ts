@@ -3,6 +3,10 @@
  * error catalogue (`errors.ts`) and as stable as it: clients match on these codes, the README and
  * the OpenAPI document list them from here, and `ErrorDetail.code` accepts nothing else.
  */
+import { DEFAULT_SETTINGS } from '../settings.js';
+import { MAX_BODY_DEPTH, MAX_BODY_VALUES } from './json-scan.js';
+
+const { maxMetadataDepth, maxMetadataBytes } = DEFAULT_SETTINGS;
 
 const DETAIL_CATALOGUE = {
   missing_field: 'a required field is absent',
@@ -20,8 +24,8 @@ const DETAIL_CATALOGUE = {
   duplicate_items: 'a list that repeats an item',
   too_few_fields: 'an object with fewer fields than its minimum',
   invalid_format: 'a string not in the expected format (the message says which)',
-  too_deep: 'metadata nested deeper than the limit',
-  too_large: 'metadata larger than the limit, as JSON',
+  too_deep: `a value nested deeper than allowed: metadata beyond its limit (${maxMetadataDepth} levels by default), or any body beyond ${MAX_BODY_DEPTH} levels`,
+  too_large: `metadata larger than its limit as JSON (${maxMetadataBytes / 1024} KiB by default), or a body of more than ${MAX_BODY_VALUES.toLocaleString('en-US')} values`,
   invalid_invoice: 'not a BOLT11 invoice this sandbox could have issued',
   invalid_rule: 'a behaviour rule that cannot hold (e.g. `amount.min` above `amount.max`, a bad regular expression)',
   invalid_url: 'a webhook URL that is not an absolute URL, or has credentials or a fragment',

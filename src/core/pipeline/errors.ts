@@ -16,18 +16,27 @@ const CATALOGUE = {
   invalid_request: { status: 400, message: 'The request is invalid; see details.' },
   unauthorized: { status: 401, message: 'A valid API key is required: send "Authorization: Bearer <API_KEY>".' },
   insufficient_permission: { status: 401, message: 'This API key is not allowed to perform this action.' },
+  origin_not_allowed: { status: 403, message: 'Web pages of this origin may not drive the sandbox; see --cors-origin.' },
   route_not_found: { status: 404, message: 'No such endpoint.' },
   payment_request_not_found: { status: 404, message: 'No payment request with that id.' },
   invoice_not_found: { status: 404, message: 'No payment request of this account has that invoice.' },
   event_not_found: { status: 404, message: 'No event of this account has that id.' },
   webhook_endpoint_not_found: { status: 404, message: 'No webhook endpoint of this account has that id.' },
+  account_not_found: { status: 404, message: 'No account has that id.' },
   method_not_allowed: { status: 405, message: 'This endpoint does not accept that method.' },
   invalid_transition: { status: 409, message: 'The payment request is in a terminal state and cannot change.' },
+  account_not_deletable: { status: 409, message: 'The account comes from the accounts file and cannot be deleted; a reset empties it.' },
+  account_limit_reached: { status: 409, message: 'The sandbox holds the most accounts it may; delete some first.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   expectation_failed: { status: 417, message: 'The sandbox only understands "Expect: 100-continue".' },
   unsupported_media_type: { status: 415, message: 'The request body must be JSON: send "Content-Type: application/json".' },
+  misdirected_request: { status: 421, message: 'The Host header names no address this sandbox serves (DNS rebinding?); see --public-url.' },
   internal_error: { status: 500, message: 'The sandbox failed unexpectedly; this is a bug, please report it.' },
   too_many_streams: { status: 503, message: 'Too many live streams are open at once; close one and try again.' },
+  storage_unavailable: {
+    status: 503,
+    message: 'The sandbox cannot write to its storage (e.g. its disk is full), so nothing was changed; try again shortly.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** A stable error code, part of the public surface. */

@@ -4,7 +4,7 @@
  * every failure the one error shape. So the Fastify server and the MSW handlers only translate and
  * answer byte for byte alike.
  */
-import { requirePermission, type AccountDirectory } from '../accounts/accounts.js';
+import { requireAccount, requirePermission, type AccountDirectory } from '../accounts/accounts.js';
 import { ApiError } from './errors.js';
 import { bodyReader, queryReader, type BodyReader, type QueryReader } from './input-readers.js';
 import { JsonText } from './json-text.js';
@@ -56,19 +56,22 @@ export function createRequestHandler<Deps>(routes: ReadonlyArray<AnyRoute<Deps>>
   );
   return async (request) => {
     const method = request.method.toUpperCase();
-    let reply: RouteReply;
+    // Serializing is inside the `try`: a body JSON cannot write (a BigInt, a cycle) is a bug like any other, a 500.
     try {
       const { handler: prepared, params } = router.match(method, pathOf(request.url));
       const { route } = prepared;
-      const caller = route.access === 'public' ? undefined : directory.authenticate(request.headers.authorization);
-      if (caller !== undefined && route.access !== 'key') requirePermission(caller, route.access);
+      const caller = route.access === 'public' ? undefined : directory.identify(request.headers.authorization);
+      if (caller !== undefined) {
+        // Every route but the accounts API acts on the key's account; a key that only manages accounts has none.
+        if (route.access !== 'accounts') requireAccount(caller);
+        if (route.access !== 'key') requirePermission(caller, route.access);
+      }
       const body = prepared.readBody?.(request);
       const query = prepared.readQuery?.(request.url);
-      reply = await route.handle({ caller, params, body, query, request }, deps);
+      return serialize(await route.handle({ caller, params, body, query, request }, deps), method);
     } catch (error) {
-      reply = errorReply(error, request, onUnexpectedError);
+      return serialize(errorReply(error, request, onUnexpectedError), method);
     }
-    return serialize(reply, method);
   };
 }
 
@@ -83,11 +86,19 @@ function errorReply(
   onUnexpectedError: (error: unknown, request: ApiRequest) => void,
 ): RouteReply {
   if (!(error instanceof ApiError)) {
-    if (request) onUnexpectedError(error, request);
+    if (request) {
+      try {
+        onUnexpectedError(error, request);
+      } catch {
+        // A failing logger must not turn the 500 into a rejected promise.
+      }
+    }
     return errorReply(new ApiError('internal_error'), request, onUnexpectedError);
   }
   const headers: Record<string, string> = error instanceof MethodNotAllowed ? { allow: error.allow.join(', ') } : {};
   if (error.status === 401) headers['www-authenticate'] = 'Bearer realm="lnpr-sandbox"';
+  // The store retries every 2 s at most while it cannot write: a client may try again then.
+  if (error.code === 'storage_unavailable') headers['retry-after'] = '2';
   return { status: error.status, body: error.toBody(), headers };
 }
 

@@ -8,7 +8,7 @@ import { ApiError, type ErrorDetail } from './errors.js';
 import { parseJsonBody } from './json-body.js';
 import type { ApiRequest } from './messages.js';
 import type { BodyDeclaration, QueryDeclaration } from './route.js';
-import { compileSchemaCheck } from './schema-check.js';
+import { compileSchemaCheck, MAX_DETAILS } from './schema-check.js';
 
 /** Reads a request's body as `declaration` says, or throws the 4xx that says why not. */
 export type BodyReader = (request: ApiRequest) => unknown;
@@ -19,18 +19,36 @@ export type QueryReader = (url: string) => unknown;
 /** The reader of a declared body. */
 export function bodyReader(declaration: BodyDeclaration<unknown>): BodyReader {
   const check = bodyCheck(declaration);
-  return (request) => check(parseJsonBody(request.headers['content-type'], request.body));
+  const parse = (request: ApiRequest) => parseJsonBody(request.headers['content-type'], request.body);
+  // An optional body left out (no bytes, whatever the Content-Type) reads as `{}`.
+  if (declaration.optional) return (request) => check(request.body === undefined || request.body === '' ? {} : parse(request));
+  return (request) => check(parse(request));
 }
 
-/** Checks a parsed body as `declaration` says: returns it typed, or throws `invalid_request` naming every problem. */
+/**
+ * Checks a parsed body as `declaration` says: returns it typed, or throws `invalid_request` naming
+ * its problems, the schema's first and then the route's own, at most `MAX_DETAILS` as the translator lists them.
+ */
 export function bodyCheck<Body>(declaration: BodyDeclaration<Body>): (body: unknown) => Body {
   const check = compileSchemaCheck(declaration.schema, { place: 'body', ...(declaration.notes ? { notes: declaration.notes } : {}) });
   return (body) => {
     const details = check(body);
     if (declaration.check) details.push(...declaration.check(body));
-    if (details.length > 0) throw invalidRequest(declaration.what, details);
+    if (details.length > 0) throw invalidRequest(declaration.what, atMostMaxDetails(details));
     return body as Body;
   };
+}
+
+/** The note of the translator (`schema-check.ts`) on the last detail listed when there are more. */
+const MORE_NOT_LISTED = ` (and more problems, not listed: an answer lists at most ${MAX_DETAILS})`;
+
+/** The first `MAX_DETAILS` details, the last noting that more are not listed (unless the translator's list already ends so). */
+function atMostMaxDetails(details: ErrorDetail[]): ErrorDetail[] {
+  if (details.length <= MAX_DETAILS) return details;
+  const listed = details.slice(0, MAX_DETAILS);
+  const last = listed[MAX_DETAILS - 1]!;
+  if (!last.message.endsWith(MORE_NOT_LISTED)) listed[MAX_DETAILS - 1] = { ...last, message: `${last.message}${MORE_NOT_LISTED}` };
+  return listed;
 }
 
 /** The reader of a declared query. */

@@ -6,7 +6,7 @@
  * statement of them (fastify's route schemas and Prism's pipeline stages, in our own words).
  */
 import type { AnySchema } from 'ajv';
-import type { Caller, Permission } from '../accounts/accounts.js';
+import type { Caller, KeyHolder, Permission } from '../accounts/accounts.js';
 import type { ErrorCode, ErrorDetail } from './errors.js';
 import type { ApiRequest, RouteReply } from './messages.js';
 import type { PathParams } from './router.js';
@@ -25,6 +25,8 @@ export interface BodyDeclaration<Body> {
   notes?: Readonly<Record<string, FieldNote>>;
   /** Problems a schema cannot state, looked for whether or not the schema passed. */
   check?: (body: unknown) => ErrorDetail[];
+  /** The body may be left out (no bytes at all): the route then gets `{}`. A body that is there is read as any other. */
+  optional?: boolean;
   /** Carries `Body` for type inference only; never set. */
   readonly type?: Body;
 }
@@ -49,9 +51,12 @@ export interface RouteAnswer {
   schema?: AnySchema;
 }
 
-/** What a handler receives: the caller (none on public routes) and the checked input. */
+/**
+ * What a handler receives: the caller (none on public routes; on `accounts` routes the key's
+ * holder, who may have no account) and the checked input.
+ */
 export interface RouteInput<Body, Query, A extends Access> {
-  caller: A extends 'public' ? undefined : Caller;
+  caller: A extends 'public' ? undefined : A extends 'accounts' ? KeyHolder : Caller;
   params: PathParams;
   body: Body;
   query: Query;
@@ -107,5 +112,7 @@ export function errorCodesOf(route: AnyRoute<unknown>): ErrorCode[] {
   if (route.access !== 'public' && route.access !== 'key') codes.push('insufficient_permission');
   codes.push(...(route.errors ?? []));
   if (route.body) codes.push('payload_too_large', 'unsupported_media_type');
+  // Whatever changes something writes it: a store that cannot write refuses it (503).
+  if (route.method !== 'GET') codes.push('storage_unavailable');
   return [...new Set(codes)];
 }

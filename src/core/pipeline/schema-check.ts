@@ -43,19 +43,53 @@ export function compileSchemaCheck(schema: AnySchema, options: SchemaCheckOption
   };
 }
 
-/** Our details for ajv's errors: one per field and problem, branch noise of `oneOf` folded away. */
+/** The most details one answer lists: a list of 100,000 wrong items gets its first 50 and a note that there are more. */
+export const MAX_DETAILS = 50;
+
+/** How many of ajv's errors are folded at a time, and the most looked at before giving up on filling the list. */
+const ERRORS_PER_ROUND = 100;
+const MAX_ERRORS_READ = 2_000;
+
+/**
+ * Our details for ajv's errors: one per field and problem, branch noise of `oneOf` folded away, at
+ * most `MAX_DETAILS` of them. The errors are read in rounds and reading stops once the list is
+ * full, so a huge body's 100,000 errors cost no more than its first few hundred; the last detail
+ * then says that more are not listed (counting them would cost what the cap saves).
+ */
 export function translate(errors: readonly ErrorObject[], options: SchemaCheckOptions): ErrorDetail[] {
-  const kept = withoutBranchNoise(errors);
   const details: ErrorDetail[] = [];
   const seen = new Set<string>();
-  for (const error of kept) {
-    const detail = detailOf(error, options);
-    const key = `${detail.field}:${detail.code}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    details.push(detail);
+  let read = 0;
+  while (read < errors.length && details.length <= MAX_DETAILS && read < MAX_ERRORS_READ) {
+    const end = roundEnd(errors, read);
+    for (const error of withoutBranchNoise(errors.slice(read, end))) {
+      const detail = detailOf(error, options);
+      const key = `${detail.field}:${detail.code}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      details.push(detail);
+    }
+    read = end;
+  }
+  if (details.length > MAX_DETAILS || (read < errors.length && details.length > 0)) {
+    details.length = Math.min(details.length, MAX_DETAILS);
+    const last = details[details.length - 1]!;
+    details[details.length - 1] = { ...last, message: `${last.message} (and more problems, not listed: an answer lists at most ${MAX_DETAILS})` };
   }
   return details;
+}
+
+/**
+ * Where a round of errors starting at `start` may end: after `ERRORS_PER_ROUND`, but never inside a
+ * oneOf/anyOf. ajv reports a failed alternative right after the errors of its branches, all in one
+ * run, so a round ends once its last error belongs to no branch (a branch's errors name the oneOf in
+ * their schemaPath; a `$ref` in a branch would hide it, and no schema here has one), and
+ * `withoutBranchNoise` sees whole runs.
+ */
+function roundEnd(errors: readonly ErrorObject[], start: number): number {
+  let end = Math.min(errors.length, start + ERRORS_PER_ROUND);
+  while (end < errors.length && /\/(?:oneOf|anyOf)\//.test(errors[end - 1]!.schemaPath)) end++;
+  return end;
 }
 
 /**

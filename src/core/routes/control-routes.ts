@@ -4,6 +4,7 @@
  * the world's part, not the merchant's); nothing reaches another account.
  */
 import { clockSchema, payResultSchema, paymentRequestListSchema, rulesViewSchema } from '../../schemas/answers.js';
+import { resetBodySchema, type ResetBody } from '../../schemas/accounts.js';
 import { advanceClockBodySchema, payBodySchema, type ClockView, type PayResult } from '../../schemas/control.js';
 import { paymentRequestSchema } from '../../schemas/payment-request.js';
 import type { Rule } from '../../schemas/rules.js';
@@ -15,6 +16,7 @@ import type { Transition } from '../payments/payment-request.js';
 import { toPaymentRequestView } from '../payments/payment-request-view.js';
 import { putRulesBody, type RuleBook } from '../payments/rules.js';
 import type { AccountClocks } from '../ports.js';
+import { DEFAULT_LIST_LIMIT, LIST_LIMIT } from '../../schemas/list-limit.js';
 import { route, type EngineRoute } from './route-deps.js';
 
 /**
@@ -22,9 +24,6 @@ import { route, type EngineRoute } from './route-deps.js';
  * 3058; stopping at 3000 leaves room for the longest `expiresIn`.
  */
 export const LATEST_CLOCK_MS = Date.UTC(3000, 0, 1);
-
-/** The list of an account's payment requests is whole by default; `limit` shortens it. */
-const ALL = Number.MAX_SAFE_INTEGER;
 
 const TRANSITIONS: ReadonlyArray<[Transition, string]> = [
   ['complete', 'completePaymentRequest'],
@@ -41,11 +40,11 @@ export function controlRoutes(): EngineRoute[] {
       method: 'GET',
       path: '/sandbox/v1/payment-requests',
       access: 'read',
-      query: declareQuery<{ limit?: number }>({ limit: { type: 'integer', minimum: 1 } }),
+      query: declareQuery<{ limit?: number }>({ limit: LIST_LIMIT }),
       answer: { status: 200, schema: paymentRequestListSchema },
       handle: ({ caller, query }, { paymentRequests }) => ({
         status: 200,
-        body: { data: paymentRequests.list(caller, query.limit ?? ALL).map(toPaymentRequestView) },
+        body: { data: paymentRequests.list(caller, query.limit ?? DEFAULT_LIST_LIMIT).map(toPaymentRequestView) },
       }),
     }),
     ...TRANSITIONS.map(([transition, name]) =>
@@ -147,11 +146,10 @@ export function controlRoutes(): EngineRoute[] {
       method: 'POST',
       path: '/sandbox/v1/reset',
       access: 'create',
+      body: declareBody<ResetBody>({ schema: resetBodySchema, what: 'reset', optional: true }),
       answer: { status: 204 },
-      handle: async ({ caller }, { paymentRequests, clocks }) => {
-        // Exactly what CONTRACT.md promises: requests and clock. Rules stay until replaced (PUT []).
-        await paymentRequests.deleteAll(caller);
-        await clocks.reset(caller.account.id);
+      handle: async ({ caller, body }, { accountData }) => {
+        await accountData.reset(caller.account.id, body.scope ?? 'activity');
         return { status: 204 };
       },
     }),

@@ -1,10 +1,12 @@
 /** What every route's handler gets: the engine's parts. One type for the whole table. */
+import type { AccountData } from '../accounts/account-data.js';
+import type { AccountRegistry } from '../accounts/account-registry.js';
 import type { EventLog } from '../events/event-log.js';
 import type { WebhookEndpoints } from '../webhooks/webhook-endpoints.js';
 import type { PaymentRequests } from '../payments/payment-requests.js';
 import type { RuleBook } from '../payments/rules.js';
 import { type Access, type AnyRoute, type RouteDeclaration } from '../pipeline/route.js';
-import type { AccountClocks } from '../ports.js';
+import type { AccountClocks, SandboxStore } from '../ports.js';
 
 /** The engine's parts, as handlers use them. */
 export interface RouteDeps {
@@ -13,6 +15,12 @@ export interface RouteDeps {
   rules: RuleBook;
   endpoints: WebhookEndpoints;
   log: EventLog;
+  /** The accounts API. */
+  accounts: AccountRegistry;
+  /** Resets an account's data. */
+  accountData: AccountData;
+  /** The store's health, for `GET /healthz`. */
+  storage: Pick<SandboxStore, 'health'>;
 }
 
 /** A route of the engine's table. */

@@ -3,6 +3,7 @@
  * engine serves it and the OpenAPI document describes it, so the two cannot disagree.
  */
 import type { SandboxSettings } from '../settings.js';
+import { accountRoutes } from './account-routes.js';
 import { controlRoutes } from './control-routes.js';
 import { payPageRoutes } from './pay-page-routes.js';
 import type { EngineRoute } from './route-deps.js';
@@ -11,5 +12,5 @@ import { webhookRoutes } from './webhook-routes.js';
 
 /** The routes of a sandbox with `settings`: v1 and the health check, and the controls unless turned off. */
 export function routeTable(settings: SandboxSettings): EngineRoute[] {
-  return [...v1Routes(settings), ...(settings.controls ? [...controlRoutes(), ...webhookRoutes(), ...payPageRoutes()] : [])];
+  return [...v1Routes(settings), ...(settings.controls ? [...controlRoutes(), ...webhookRoutes(), ...payPageRoutes(), ...accountRoutes()] : [])];
 }

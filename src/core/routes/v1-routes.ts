@@ -3,6 +3,7 @@ import { healthSchema } from '../../schemas/answers.js';
 import { paymentRequestSchema, paymentRequestStatusSchema } from '../../schemas/payment-request.js';
 import { createBody } from '../payments/create-body.js';
 import { paymentRequestJson } from '../payments/payment-request-view.js';
+import { StorageUnavailableError } from '../ports.js';
 import type { SandboxSettings } from '../settings.js';
 import { route, type EngineRoute } from './route-deps.js';
 
@@ -17,7 +18,12 @@ export function v1Routes(settings: SandboxSettings): EngineRoute[] {
       path: '/healthz',
       access: 'public',
       answer: { status: 200, schema: healthSchema },
-      handle: () => ({ status: 200, body: { status: 'ok' } }),
+      errors: ['storage_unavailable'],
+      handle: (_input, { storage }) => {
+        // 503 while the store cannot write (e.g. a full disk), so a load balancer holds back writes it would refuse.
+        if (storage.health?.().status === 'unavailable') throw new StorageUnavailableError();
+        return { status: 200, body: { status: 'ok' } };
+      },
     }),
     route({
       name: 'createPaymentRequest',

@@ -15,14 +15,11 @@ import {
 import type { Caller } from '../accounts/accounts.js';
 import { toDeliveryView, toEndpointView, toEventView, type EndpointRecord } from '../webhooks/records.js';
 import { declareBody, declareQuery } from '../pipeline/route.js';
+import { DEFAULT_LIST_LIMIT, LIST_LIMIT } from '../../schemas/list-limit.js';
 import { route, type EngineRoute } from './route-deps.js';
-
-/** Lists are whole by default (events are bounded per account anyway); `limit` shortens them. */
-const ALL = Number.MAX_SAFE_INTEGER;
 
 /** An id a list may be filtered by. */
 const ID_FILTER = { type: 'string', minLength: 1, maxLength: 256 } as const;
-const LIMIT = { type: 'integer', minimum: 1 } as const;
 
 /** The webhook routes. */
 export function webhookRoutes(): EngineRoute[] {
@@ -44,9 +41,12 @@ export function webhookRoutes(): EngineRoute[] {
       method: 'GET',
       path: '/sandbox/v1/webhook-endpoints',
       access: 'read',
-      query: declareQuery<Record<string, never>>({}),
+      query: declareQuery<{ limit?: number }>({ limit: LIST_LIMIT }),
       answer: { status: 200, schema: webhookEndpointListSchema },
-      handle: ({ caller }, { endpoints }) => ({ status: 200, body: { data: endpoints.list(caller.account.id).map((endpoint) => endpointViewFor(caller, endpoint)) } }),
+      handle: ({ caller, query: { limit } }, { endpoints }) => {
+        const newestFirst = endpoints.list(caller.account.id).reverse().slice(0, limit ?? DEFAULT_LIST_LIMIT);
+        return { status: 200, body: { data: newestFirst.map((endpoint) => endpointViewFor(caller, endpoint)) } };
+      },
     }),
     route({
       name: 'getWebhookEndpoint',
@@ -74,10 +74,10 @@ export function webhookRoutes(): EngineRoute[] {
       method: 'GET',
       path: '/sandbox/v1/events',
       access: 'read',
-      query: declareQuery<{ type?: EventType; paymentRequest?: string; limit?: number }>({ type: { enum: EVENT_TYPES }, paymentRequest: ID_FILTER, limit: LIMIT }),
+      query: declareQuery<{ type?: EventType; paymentRequest?: string; limit?: number }>({ type: { enum: EVENT_TYPES }, paymentRequest: ID_FILTER, limit: LIST_LIMIT }),
       answer: { status: 200, schema: webhookEventListSchema },
       handle: ({ caller, query: { type, paymentRequest, limit } }, { log }) => {
-        const events = log.events(caller.account.id, { limit: limit ?? ALL, ...(type ? { type } : {}), ...(paymentRequest ? { paymentRequestId: paymentRequest } : {}) });
+        const events = log.events(caller.account.id, { limit: limit ?? DEFAULT_LIST_LIMIT, ...(type ? { type } : {}), ...(paymentRequest ? { paymentRequestId: paymentRequest } : {}) });
         return { status: 200, body: { data: events.map(toEventView) } };
       },
     }),
@@ -107,10 +107,10 @@ export function webhookRoutes(): EngineRoute[] {
       method: 'GET',
       path: '/sandbox/v1/webhook-deliveries',
       access: 'read',
-      query: declareQuery<{ event?: string; endpoint?: string; limit?: number }>({ event: ID_FILTER, endpoint: ID_FILTER, limit: LIMIT }),
+      query: declareQuery<{ event?: string; endpoint?: string; limit?: number }>({ event: ID_FILTER, endpoint: ID_FILTER, limit: LIST_LIMIT }),
       answer: { status: 200, schema: webhookDeliveryListSchema },
       handle: ({ caller, query: { event, endpoint, limit } }, { log }) => {
-        const deliveries = log.deliveries(caller.account.id, { limit: limit ?? ALL, ...(event ? { event } : {}), ...(endpoint ? { endpoint } : {}) });
+        const deliveries = log.deliveries(caller.account.id, { limit: limit ?? DEFAULT_LIST_LIMIT, ...(event ? { event } : {}), ...(endpoint ? { endpoint } : {}) });
         return { status: 200, body: { data: deliveries.map(toDeliveryView) } };
       },
     }),

@@ -6,14 +6,19 @@
  * for at most the attempt timeout while other endpoints' deliveries go on. While the API is busy
  * (ApiLoad: a load test, 1,000 requests a second or more) attempts give way to it: one starts
  * every BUSY_TRICKLE_MS, the rest wait for the load to pass and then go out at full speed.
+ * Before each attempt the address policy is applied again (address-policy.ts): a URL showing a
+ * refused address fails without a connection, and a name goes to the sender with the check of
+ * what it resolves to.
  */
 import type { WebhookDelivery } from '../../schemas/webhooks.js';
 import type { DueSchedule } from '../due/due-schedule.js';
 import { nextAttemptDueMs } from '../due/retry-schedule.js';
 import { Listeners } from '../events/listeners.js';
-import type { AccountClocks, SandboxStore, Timers, WallClock, WebhookResponse, WebhookSender } from '../ports.js';
+import type { AccountClocks, SandboxStore, Timers, WallClock, WebhookRequest, WebhookResponse, WebhookSender } from '../ports.js';
+import { attemptGuard, refusalMessage, type WebhookAddressPolicy } from './address-policy.js';
 import { released } from './delivery-plan.js';
 import { heldDeliveriesIn } from './held-deliveries.js';
+import type { PendingDeliveries } from './pending-deliveries.js';
 import { deliveryKey, toDeliveryView, toEventView, type DeliveryRecord, type EndpointRecord, type EventRecord } from './records.js';
 import { signDelivery } from './signed-delivery.js';
 
@@ -38,6 +43,10 @@ export interface DispatcherDeps {
   /** Takes the retries and released deliveries an attempt's outcome calls for. */
   due: Pick<DueSchedule, 'scheduleDeliveries'>;
   timers: Timers;
+  /** Counts what the outbox owes (each write of attempts is noted). */
+  pending: Pick<PendingDeliveries, 'note'>;
+  /** Where attempts may go; `any` by default. */
+  addressPolicy?: WebhookAddressPolicy;
   /** Whether the API is under load; attempts wait while it is. */
   apiLoad?: { readonly busy: boolean };
   onError(error: unknown): void;
@@ -158,7 +167,7 @@ export class DeliveryDispatcher {
   }
 
   async #attempt(queued: DeliveryRecord): Promise<void> {
-    const { store, clocks, wall, sender } = this.#deps;
+    const { store, clocks } = this.#deps;
     const delivery = store.getDelivery(queued.id, queued.attempt);
     if (delivery === undefined || delivery.status !== 'pending' || delivery.scheduledAt === null) return;
     const endpoint = store.getEndpoint(delivery.endpoint);
@@ -167,14 +176,24 @@ export class DeliveryDispatcher {
     if (endpoint === undefined || event === undefined) {
       const error = endpoint === undefined ? 'the endpoint was deleted' : 'the event is no longer kept';
       const failed: DeliveryRecord = { ...delivery, status: 'failed', error, attemptedAt: iso(attemptedAtMs), durationMs: 0 };
-      await store.commit({ deliveries: [failed] });
+      const durable = store.commit({ deliveries: [failed] });
+      this.#deps.pending.note([failed]);
+      await durable;
       this.#announce([failed]);
       return;
     }
-    const { headers, body } = signDelivery(toEventView(event), endpoint.secret, wall.now());
-    const response = await sender.send({ url: endpoint.url, headers, body, timeoutMs: ATTEMPT_TIMEOUT_MS }, this.#abort.signal);
+    const response = await this.#send(endpoint, event);
     if (this.#abort.signal.aborted) return;
     await this.#record(delivery, endpoint, event, attemptedAtMs, response);
+  }
+
+  /** Signs and sends one attempt, or refuses it without a connection where the address policy does. */
+  #send(endpoint: EndpointRecord, event: EventRecord): Promise<WebhookResponse> {
+    const guard = attemptGuard(endpoint.url, this.#deps.addressPolicy ?? 'any');
+    if ('refused' in guard) return Promise.resolve({ error: refusalMessage(guard.refused), durationMs: 0 });
+    const { headers, body } = signDelivery(toEventView(event), endpoint.secret, this.#deps.wall.now());
+    const request: WebhookRequest = { url: endpoint.url, headers, body, timeoutMs: ATTEMPT_TIMEOUT_MS, ...guard };
+    return this.#deps.sender.send(request, this.#abort.signal);
   }
 
   /** Writes the attempt's outcome, the retry it calls for, and any delivery it releases. */
@@ -199,7 +218,9 @@ export class DeliveryDispatcher {
       const nowMs = clocks.now(delivery.accountId);
       for (const held of heldDeliveriesIn(store)(endpoint, event.data.id)) written.push(released(held, nowMs));
     }
-    await store.commit({ deliveries: written });
+    const durable = store.commit({ deliveries: written });
+    this.#deps.pending.note(written);
+    await durable;
     due.scheduleDeliveries(written.slice(1));
     this.#announce(written);
   }

@@ -1,28 +1,29 @@
 /**
  * An account's webhook endpoints: registered through the control API, or at start from
- * `--webhook` and the accounts file. A URL must be http(s), and on a sandbox others can reach,
- * its host must be one the operator allowed: any key holder could otherwise make the sandbox send
- * requests into the operator's network.
+ * `--webhook` and the accounts file. A URL must be http(s), and on a sandbox others can reach it
+ * must not show an address the policy refuses (address-policy.ts): any key holder could otherwise
+ * make the sandbox send requests into the operator's network. A name is taken here (the engine
+ * resolves nothing) and what it resolves to is checked at each attempt.
  */
 import { base64 } from '@scure/base';
 import { EVENT_TYPES, type CreateEndpointBody, type EventType } from '../../schemas/webhooks.js';
 import { newId } from '../ids.js';
 import { ApiError, type ErrorDetail } from '../pipeline/errors.js';
 import type { AccountClocks, RandomSource, SandboxStore } from '../ports.js';
+import { refusalMessage, urlRefusal, type WebhookAddressPolicy } from './address-policy.js';
+import type { PendingDeliveries } from './pending-deliveries.js';
 import type { EndpointRecord } from './records.js';
 
 /** Endpoints one account may have: enough for any test, few enough that a loop cannot flood. */
 const MAX_ENDPOINTS_PER_ACCOUNT = 20;
-
-/** Which hosts webhook URLs may name: any, or these (lower case; `*` in the list means any). */
-export type WebhookHostPolicy = 'any' | readonly string[];
 
 /** What the endpoints need. */
 export interface WebhookEndpointsDeps {
   store: SandboxStore;
   clocks: AccountClocks;
   random: RandomSource;
-  allowedHosts: WebhookHostPolicy;
+  pending: Pick<PendingDeliveries, 'note'>;
+  addressPolicy: WebhookAddressPolicy;
 }
 
 /** An endpoint fixed at start (`--webhook`, accounts file): its secret may be given. */
@@ -42,11 +43,11 @@ export class WebhookEndpoints {
 
   /** Registers an endpoint for the account; 400 for a URL it may not have. */
   register(accountId: string, body: CreateEndpointBody): Promise<EndpointRecord> {
-    return this.#create(accountId, body, undefined, this.#deps.allowedHosts);
+    return this.#create(accountId, body, undefined, this.#deps.addressPolicy);
   }
 
-  async #create(accountId: string, body: CreateEndpointBody, secret: string | undefined, allowedHosts: WebhookHostPolicy): Promise<EndpointRecord> {
-    const problem = webhookUrlProblem(body.url, allowedHosts);
+  async #create(accountId: string, body: CreateEndpointBody, secret: string | undefined, policy: WebhookAddressPolicy): Promise<EndpointRecord> {
+    const problem = webhookUrlProblem(body.url, policy);
     if (problem) throw new ApiError('invalid_request', `Invalid webhook endpoint: ${problem.message}.`, [problem]);
     if (this.list(accountId).length >= MAX_ENDPOINTS_PER_ACCOUNT) {
       const message = `an account may have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first`;
@@ -68,7 +69,8 @@ export class WebhookEndpoints {
   /**
    * Makes sure a configured endpoint exists: one with the same URL (from an earlier start with the
    * same data file) is kept, with the given secret and events; otherwise it is registered. Configured
-   * URLs are the operator's own, so the host policy does not apply.
+   * URLs are the operator's own, so the address policy does not apply (`lnpr serve` exempts their
+   * origins at each attempt too).
    */
   async ensure(accountId: string, configured: ConfiguredEndpoint): Promise<EndpointRecord> {
     const existing = this.list(accountId).find((endpoint) => endpoint.url === configured.url);
@@ -103,7 +105,9 @@ export class WebhookEndpoints {
       .deliveriesOf(accountId)
       .filter((delivery) => delivery.endpoint === endpoint.id && delivery.status === 'pending')
       .map(({ heldFor: _held, ...delivery }) => ({ ...delivery, status: 'failed' as const, error: 'the endpoint was deleted', attemptedAt: nowIso, durationMs: 0 }));
-    await this.#deps.store.commit({ deletedEndpoints: [endpoint.id], deliveries: stopped });
+    const durable = this.#deps.store.commit({ deletedEndpoints: [endpoint.id], deliveries: stopped });
+    this.#deps.pending.note(stopped);
+    await durable;
   }
 }
 
@@ -112,8 +116,8 @@ export function newWebhookSecret(random: RandomSource): string {
   return `whsec_${base64.encode(random.bytes(24))}`;
 }
 
-/** What is wrong with a webhook URL under the host policy, or undefined. */
-export function webhookUrlProblem(url: string, allowedHosts: WebhookHostPolicy): ErrorDetail | undefined {
+/** What is wrong with a webhook URL under the address policy, or undefined. */
+export function webhookUrlProblem(url: string, policy: WebhookAddressPolicy): ErrorDetail | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -123,12 +127,13 @@ export function webhookUrlProblem(url: string, allowedHosts: WebhookHostPolicy):
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     return { field: 'url', code: 'unsupported_scheme', message: `url must use http or https, not ${parsed.protocol.slice(0, -1)}` };
   }
-  if (allowedHosts === 'any' || allowedHosts.includes('*')) return undefined;
-  const host = parsed.hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  if (allowedHosts.includes(host)) return undefined;
+  const refusal = urlRefusal(parsed, policy);
+  if (refusal === undefined) return undefined;
   return {
     field: 'url',
     code: 'host_not_allowed',
-    message: `the sandbox is reachable from other machines, so webhook URLs may only name the hosts its operator allowed (lnpr serve --webhook-allow-host ${host})`,
+    message:
+      `${refusalMessage(refusal)}; the sandbox is reachable from other machines, so webhook URLs may not name loopback, private, ` +
+      'link-local or metadata addresses other than its operator\'s (lnpr serve --webhook URL, --webhook-allow-host HOST)',
   };
 }

@@ -1,6 +1,7 @@
 /** Prose of the routes of `core/routes/control-routes.ts`: payment requests, clock, rules, reset. */
 import { completedExample, pendingExample } from '../examples.js';
 import { invalidTransitionExample, PAYMENT_REQUEST_ID, type OperationProse, type ProseRecord } from './prose.js';
+import { LIST_LIMIT_TEXT } from './webhooks.js';
 
 function transition(summary: string, description: string, examples?: Record<string, unknown>): OperationProse {
   return {
@@ -27,7 +28,7 @@ export const controlProse: ProseRecord = {
     tag: 'Sandbox: payment requests',
     summary: "The account's payment requests",
     description: "Newest (last created) first, each as `GET /api/v1/payment-requests/{id}` shows it on the account's clock. v1 has no list; the dashboard uses this one.",
-    queryParameters: { limit: 'At most this many (the newest); all by default.' },
+    queryParameters: { limit: LIST_LIMIT_TEXT },
     answer: { description: 'The payment requests.', examples: { one: { data: [pendingExample] } } },
   },
   completePaymentRequest: transition('Pay a payment request', 'A wallet pays it: `completed`, `preimage` set, `updatedAt` moves.', { completed: completedExample }),
@@ -71,7 +72,9 @@ export const controlProse: ProseRecord = {
   resetAccount: {
     tag: 'Sandbox: payment requests',
     summary: "Reset the key's account",
-    description: "Deletes the account's payment requests and resets its clock. Rules, webhook endpoints and events stay.",
+    description:
+      "Deletes the account's payment requests, events and webhook deliveries (pending ones are cancelled: none is attempted afterwards) and sets its clock back to real time. Webhook endpoints and the account's rules stay; `{\"scope\": \"all\"}` removes them too. The body may be left out.",
+    bodyExamples: { activity: {}, all: { scope: 'all' } },
     answer: { description: 'Done.' },
   },
 };

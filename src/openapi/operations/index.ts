@@ -4,6 +4,7 @@
  * controls on. `paths.ts` holds the two to each other, so a mismatch throws.
  */
 import type { SandboxSettings } from '../../core/settings.js';
+import { accountProse } from './accounts.js';
 import { controlProse } from './control.js';
 import { payPageProse } from './pay-page.js';
 import type { OperationProse, ProseRecord } from './prose.js';
@@ -15,7 +16,7 @@ export type { OperationProse, ProseRecord } from './prose.js';
 
 /** The prose of the operations of a sandbox with `settings`, by operation id. */
 export function operationProse(settings: SandboxSettings): ProseRecord {
-  const groups = [v1Prose(settings), serverProse, ...(settings.controls ? [controlProse, webhookProse, payPageProse] : [])];
+  const groups = [v1Prose(settings), serverProse, ...(settings.controls ? [controlProse, webhookProse, payPageProse, accountProse] : [])];
   const prose: Record<string, OperationProse> = {};
   for (const [name, operation] of groups.flatMap((group) => Object.entries(group))) {
     if (name in prose) throw new Error(`two prose records describe the operation ${name}`);

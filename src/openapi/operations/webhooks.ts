@@ -1,12 +1,14 @@
 /** Prose of the routes of `core/routes/webhook-routes.ts`: endpoints, events, deliveries, redelivery. */
 import { completedEventExample, deliveryExample, endpointExample } from '../examples.js';
-import { KEPT_EVENTS_TEXT } from '../facts.js';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../../schemas/list-limit.js';
+import { formatNumber, KEPT_EVENTS_TEXT } from '../facts.js';
 import { LOCATION_HEADER, type ProseRecord } from './prose.js';
 
 const tag = 'Sandbox: webhooks';
 const WEBHOOK_ENDPOINT_ID = 'The webhook endpoint id, `we_<identifier>`.';
 const EVENT_ID = 'The event id, `evt_<identifier>`.';
-const LIMIT = 'At most this many items (the newest); all by default.';
+/** The `limit` of every `/sandbox/v1` list, in the words of the document. */
+export const LIST_LIMIT_TEXT = `At most this many items, the newest: ${DEFAULT_LIST_LIMIT} by default, at most ${formatNumber(MAX_LIST_LIMIT)} (a larger one is a 400 naming \`limit\`).`;
 const NO_SILENT_PARAMETERS = 'A bad or unknown query parameter is a 400 naming it, never ignored.';
 
 /** The prose of the webhook routes. */
@@ -21,7 +23,8 @@ export const webhookProse: ProseRecord = {
   listWebhookEndpoints: {
     tag,
     summary: "The account's webhook endpoints",
-    description: 'Takes no query parameters: any is a 400 (`unknown_parameter`).',
+    description: `Newest first. ${NO_SILENT_PARAMETERS}`,
+    queryParameters: { limit: LIST_LIMIT_TEXT },
     answer: { description: 'The endpoints.', examples: { one: { data: [endpointExample] } } },
   },
   getWebhookEndpoint: {
@@ -41,7 +44,7 @@ export const webhookProse: ProseRecord = {
     tag,
     summary: "The account's events",
     description: `Newest first; the sandbox keeps the newest ${KEPT_EVENTS_TEXT} per account. ${NO_SILENT_PARAMETERS}`,
-    queryParameters: { type: 'Only events of this type.', paymentRequest: "Only this payment request's events (its `pr_` id).", limit: LIMIT },
+    queryParameters: { type: 'Only events of this type.', paymentRequest: "Only this payment request's events (its `pr_` id).", limit: LIST_LIMIT_TEXT },
     answer: { description: 'The events.', examples: { one: { data: [completedEventExample] } } },
     errorExamples: {
       invalid_request: {
@@ -73,7 +76,7 @@ export const webhookProse: ProseRecord = {
     tag,
     summary: 'Delivery attempts',
     description: `Every delivery attempt of the account, newest first. ${NO_SILENT_PARAMETERS}`,
-    queryParameters: { event: 'Only deliveries of this event (its `evt_` id).', endpoint: 'Only deliveries to this endpoint (its `we_` id).', limit: LIMIT },
+    queryParameters: { event: 'Only deliveries of this event (its `evt_` id).', endpoint: 'Only deliveries to this endpoint (its `we_` id).', limit: LIST_LIMIT_TEXT },
     answer: { description: 'The attempts.', examples: { one: { data: [deliveryExample] } } },
   },
 };

@@ -4,6 +4,7 @@
  * invoice with a copy button, and the Pay / Fail / Expire controls. A page of them at a time,
  * with "Show more" for older ones, so the page keeps a reasonable height however many there are.
  */
+import { MAX_LIST_LIMIT } from '../../schemas/list-limit.js';
 import type { PaymentRequest } from '../../schemas/payment-request.js';
 import { describeProblem } from '../shared/api.js';
 import { copyButton } from '../shared/copy.js';
@@ -74,7 +75,7 @@ export class RequestList {
     let data: PaymentRequest[];
     try {
       // One more than shown tells whether there are older ones (the API has no cursor, only a limit).
-      ({ data } = await this.#session.call<{ data: PaymentRequest[] }>('GET', `/sandbox/v1/payment-requests?limit=${this.#limit + 1}`));
+      ({ data } = await this.#session.call<{ data: PaymentRequest[] }>('GET', `/sandbox/v1/payment-requests?limit=${Math.min(this.#limit + 1, MAX_LIST_LIMIT)}`));
     } finally {
       this.#arrivedDuringLoads.delete(arrived);
     }

@@ -5,6 +5,7 @@
  * with its newest attempts, read for that event ("Show all attempts" reads the rest), so the page
  * keeps a reasonable height however long the log.
  */
+import { MAX_LIST_LIMIT } from '../../schemas/list-limit.js';
 import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../schemas/webhooks.js';
 import { ApiProblem, describeProblem } from '../shared/api.js';
 import { h, replaceChildren } from '../shared/dom.js';
@@ -150,7 +151,7 @@ export class WebhookPanel {
   async #loadEvents(): Promise<void> {
     const limit = this.#eventLimit;
     // One more than shown tells whether there are older ones (the API has no cursor, only a limit).
-    const { data: found } = await this.#session.call<{ data: WebhookEvent[] }>('GET', `/sandbox/v1/events?limit=${limit + 1}`);
+    const { data: found } = await this.#session.call<{ data: WebhookEvent[] }>('GET', `/sandbox/v1/events?limit=${Math.min(limit + 1, MAX_LIST_LIMIT)}`);
     const events = found.slice(0, limit);
     // Each event's own attempts: the newest few (one more tells whether there are others), or all.
     const attemptsOf = await Promise.all(
