@@ -722,7 +722,7 @@ describe('bodies over the limit', () => {
   it('a Content-Length far over the limit, with no body sent → 413 at once', async () => {
     const res = await socketRequest(
       server.url,
-      `POST ${COLLECTION} HTTP/1.1\r\nHost: sandbox.test\r\nAuthorization: Bearer ${KEYS.custodial}\r\nContent-Type: application/json\r\nContent-Length: 999999999999`,
+      `POST ${COLLECTION} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${KEYS.custodial}\r\nContent-Type: application/json\r\nContent-Length: 999999999999`,
       '',
       5000,
     );

@@ -8,6 +8,7 @@ import { parseRules } from '../core/payments/rules.js';
 import type { Rule } from '../schemas/rules.js';
 import { createLogOutput, LOG_FORMATS, LOG_LEVELS } from '../http/log-output.js';
 import { buildServer } from '../http/server.js';
+import { originOf } from '../http/cors.js';
 import { webPagesOf } from '../http/web-pages.js';
 import { NETWORKS } from '../lightning/networks.js';
 import { createNodeSandbox } from '../sandbox.node.js';
@@ -30,7 +31,11 @@ export const SERVE_USAGE = `Usage: lnpr serve [options]
   --min-amount N        smallest accepted amount in sats (default 21)
   --no-controls         serve no /sandbox/v1 control API (404 there)
   --body-limit BYTES    largest accepted request body (default 1048576)
-  --no-cors             do not answer CORS preflights
+  --no-cors             send no CORS headers (pages of other origins still cannot drive /sandbox/v1)
+  --public-url URL      the URL browsers reach the sandbox at, behind a proxy or a container's port
+                        map: its host is accepted in Host, its origin may drive /sandbox/v1
+  --cors-origin ORIGIN  an origin (https://app.example:8443) whose pages may drive /sandbox/v1, the
+                        dashboard's API and live streams, besides loopback ones (repeatable)
   --webhook URL         send every account's events to URL (repeatable)
   --webhook-secret S    the secret (whsec_...) of the --webhook endpoints (default: generated, printed)
   --webhook-allow-host H  a host webhook URLs registered through the API may name when
@@ -57,6 +62,8 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
       'min-amount': { type: 'string' },
       'body-limit': { type: 'string' },
       'no-cors': { type: 'boolean' },
+      'public-url': { type: 'string' },
+      'cors-origin': { type: 'string', multiple: true },
       'log-level': { type: 'string' },
       'log-format': { type: 'string' },
       webhook: { type: 'string', multiple: true },
@@ -76,6 +83,8 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
   const clock = oneOf('--clock', values.clock ?? 'running', ['running', 'frozen'] as const);
   const minAmount = values['min-amount'] === undefined ? undefined : wholeNumber('--min-amount', values['min-amount'], 1);
   const bodyLimit = wholeNumber('--body-limit', values['body-limit'] ?? '1048576', 1);
+  const publicUrl = values['public-url'] === undefined ? undefined : origin('--public-url', values['public-url']);
+  const corsOrigins = (values['cors-origin'] ?? []).map((value) => origin('--cors-origin', value));
   const log = createLogOutput({
     level: oneOf('--log-level', values['log-level'] ?? 'info', LOG_LEVELS),
     format: oneOf('--log-format', values['log-format'] ?? (process.stdout.isTTY ? 'pretty' : 'json'), LOG_FORMATS),
@@ -109,6 +118,11 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
     handle: sandbox.handle,
     bodyLimit,
     cors: !values['no-cors'],
+    ...(publicUrl === undefined ? {} : { publicUrl }),
+    corsOrigins,
+    // `--host` may be a name (`--host my-laptop.lan`): the user's own, so Host may carry it.
+    hostNames: [host],
+    ...SERVE_TIME_LIMITS,
     logger: log.logger,
     requestLog: log.requestLog,
     web: webPagesOf(sandbox),
@@ -134,7 +148,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
     await closeSandbox(sandbox);
     throw new UsageError(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
   }
-  process.stdout.write(banner(app.listeningOrigin, sandbox, dataFile, webhookLines));
+  process.stdout.write(banner(app.listeningOrigin, sandbox, dataFile, webhookLines, publicUrl));
   await stopped;
   // Last: the log is buffered, and every request's line is in it by now.
   log.flush();
@@ -146,7 +160,19 @@ function closeSandbox(sandbox: Sandbox): Promise<void> {
   return sandbox.store.close();
 }
 
-function banner(url: string, sandbox: Sandbox, dataFile: string | undefined, webhookLines: string[]): string {
+/** The time limits of `lnpr serve`'s clients: headers within 10 s, a whole request within 30 s. */
+export const SERVE_TIME_LIMITS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 } as const;
+
+/** `value` as an origin (`scheme://host[:port]`), or a usage error naming `flag`. */
+function origin(flag: string, value: string): string {
+  try {
+    return originOf(value);
+  } catch {
+    throw new UsageError(`${flag} must be an http(s) origin such as https://sandbox.example:8443 (no path), not ${JSON.stringify(value)}`);
+  }
+}
+
+function banner(url: string, sandbox: Sandbox, dataFile: string | undefined, webhookLines: string[], publicUrl: string | undefined): string {
   const keys = sandbox.accountsConfig.keys.map((k) => {
     // A key without an account (sk_test_admin) only manages accounts.
     const account = sandbox.accountsConfig.accounts.find((a) => a.id === k.account);
@@ -154,9 +180,10 @@ function banner(url: string, sandbox: Sandbox, dataFile: string | undefined, web
   });
   return [
     `lnpr-sandbox listening on ${url}`,
+    ...(publicUrl === undefined ? [] : [`  public URL: ${publicUrl}`]),
     `  network: ${sandbox.network}   storage: ${dataFile ?? 'memory'}   payment requests: ${sandbox.store.size()}`,
     `  control API: ${sandbox.settings.controls ? `${url}/sandbox/v1` : 'off'}   behaviour rules: ${sandbox.rules.fixedRules.length}`,
-    ...(sandbox.settings.controls ? [`  dashboard: ${url}/dashboard   (hosted pay pages: ${url}/pay/<id>)`] : []),
+    ...(sandbox.settings.controls ? [`  dashboard: ${publicUrl ?? url}/dashboard   (hosted pay pages: ${publicUrl ?? url}/pay/<id>)`] : []),
     ...webhookLines,
     `  API keys (Authorization: Bearer <key>):`,
     ...keys,

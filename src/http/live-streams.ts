@@ -13,8 +13,10 @@
  *   clock; `gone` once the request no longer exists (a reset).
  *
  * A comment line every 15 s keeps proxies from closing a quiet stream; a closed connection
- * unsubscribes at once; at most `maxStreams` are open at a time (then 503 `too_many_streams`);
- * and a closing server ends them all, so a graceful stop does not wait for browsers.
+ * unsubscribes at once; and a closing server ends them all, so a graceful stop does not wait for
+ * browsers. Streams are capped so that no one can take them all: one client (remote address) at
+ * most 10 open at a time, one pay page at most 5, all clients together 100; past a cap, 503
+ * `too_many_streams` with `Retry-After: 5`. (Behind a proxy every client has the proxy's address.)
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PassThrough } from 'node:stream';
@@ -54,8 +56,12 @@ export interface LiveStreamOptions {
   live: LiveSource;
   /** The engine's handler: the pay page's stream sends what it answers for the pay-page view. */
   handle: RequestHandler;
-  /** Streams open at once, both kinds; 100 by default. */
+  /** Streams open at once, both kinds, all clients; 100 by default. */
   maxStreams?: number;
+  /** Streams one client (remote address) may hold, both kinds; 10 by default. */
+  maxStreamsPerClient?: number;
+  /** Streams of one pay page (one payment request's `/pay/{id}/stream`); 5 by default. */
+  maxStreamsPerPayPage?: number;
   /** Milliseconds between keep-alive comments; 15 s by default. */
   heartbeatMs?: number;
 }
@@ -69,17 +75,36 @@ interface EventStream {
 }
 
 /** Registers both streams on `app`. */
-export function registerLiveStreams(app: FastifyInstance, { live, handle, maxStreams = 100, heartbeatMs = 15_000 }: LiveStreamOptions): void {
+export function registerLiveStreams(
+  app: FastifyInstance,
+  { live, handle, maxStreams = 100, maxStreamsPerClient = 10, maxStreamsPerPayPage = 5, heartbeatMs = 15_000 }: LiveStreamOptions,
+): void {
   const open = new Set<EventStream>();
+  const byClient = new Counts();
+  const byPayPage = new Counts();
   // A closing server ends every stream: browsers would keep them open, and the close waiting.
   app.addHook('preClose', async () => {
     for (const stream of open) stream.end();
   });
 
-  /** Starts a stream on `reply`, or answers 503 when too many are open. */
-  const start = (request: FastifyRequest, reply: FastifyReply): EventStream | undefined => {
-    if (open.size >= maxStreams) {
-      sendResponse(reply.header('retry-after', '5'), errorResponse(new ApiError('too_many_streams')));
+  /** The refusal of one more stream for `client` (and the pay page `payPage`), if a cap is reached. */
+  const capReached = (client: string, payPage: string | undefined): ApiError | undefined => {
+    if (open.size >= maxStreams) return new ApiError('too_many_streams');
+    if (byClient.of(client) >= maxStreamsPerClient) {
+      return new ApiError('too_many_streams', `This client already holds ${maxStreamsPerClient} live streams, the most one client may; close one and try again.`);
+    }
+    if (payPage !== undefined && byPayPage.of(payPage) >= maxStreamsPerPayPage) {
+      return new ApiError('too_many_streams', `This pay page already has ${maxStreamsPerPayPage} live streams open, the most one may; close one and try again.`);
+    }
+    return undefined;
+  };
+
+  /** Starts a stream on `reply` (of the pay page `payPage`, if given), or answers 503 past a cap. */
+  const start = (request: FastifyRequest, reply: FastifyReply, payPage?: string): EventStream | undefined => {
+    const client = request.socket.remoteAddress ?? '';
+    const refusal = capReached(client, payPage);
+    if (refusal !== undefined) {
+      sendResponse(reply.header('retry-after', '5'), errorResponse(refusal));
       return undefined;
     }
     const body = new PassThrough();
@@ -97,6 +122,8 @@ export function registerLiveStreams(app: FastifyInstance, { live, handle, maxStr
         if (closed) return;
         closed = true;
         open.delete(stream);
+        byClient.remove(client);
+        if (payPage !== undefined) byPayPage.remove(payPage);
         clearInterval(heartbeat);
         for (const cleanup of cleanups.splice(0)) cleanup();
         body.end();
@@ -105,6 +132,8 @@ export function registerLiveStreams(app: FastifyInstance, { live, handle, maxStr
     const heartbeat = setInterval(() => body.write(': keep-alive\n\n'), heartbeatMs);
     heartbeat.unref();
     open.add(stream);
+    byClient.add(client);
+    if (payPage !== undefined) byPayPage.add(payPage);
     request.raw.on('close', () => stream.end());
     reply.raw.on('close', () => stream.end());
     body.write(`retry: 3000\n: connected\n\n`);
@@ -144,7 +173,7 @@ export function registerLiveStreams(app: FastifyInstance, { live, handle, maxStr
     const first = await read();
     const accountId = live.ownerOf(id);
     if (first.status !== 200 || accountId === undefined) return sendResponse(reply, first);
-    const stream = start(request, reply);
+    const stream = start(request, reply, id);
     if (stream === undefined) return reply;
     stream.send('state', first.body);
     // Reads are answered in the order they were asked, so the last state sent is the latest.
@@ -158,4 +187,23 @@ export function registerLiveStreams(app: FastifyInstance, { live, handle, maxStr
 
 function sendResponse(reply: FastifyReply, response: ApiResponse): FastifyReply {
   return reply.code(response.status).headers(response.headers).send(response.body === '' ? undefined : response.body);
+}
+
+/** Open streams by key (a client's address, a pay page's id); a key at zero is forgotten. */
+class Counts {
+  readonly #counts = new Map<string, number>();
+
+  of(key: string): number {
+    return this.#counts.get(key) ?? 0;
+  }
+
+  add(key: string): void {
+    this.#counts.set(key, this.of(key) + 1);
+  }
+
+  remove(key: string): void {
+    const count = this.of(key) - 1;
+    if (count > 0) this.#counts.set(key, count);
+    else this.#counts.delete(key);
+  }
 }

@@ -35,11 +35,19 @@ export type RequestLogSink = (record: RequestRecord) => void;
 // When the request arrived (performance.now()), on Node's request object: a plain property,
 // the same on every request, costs less than any lookup beside it.
 const arrivedAt = Symbol('lnpr arrival');
-type StampedRequest = IncomingMessage & { [arrivedAt]?: number };
+// Set on a page's or stream's request answered before its route ran (refused, or a preflight):
+// `answered` logged it, so the log controller does not log it again.
+const loggedEarly = Symbol('lnpr logged early');
+type StampedRequest = IncomingMessage & { [arrivedAt]?: number; [loggedEarly]?: true };
 
 /** Notes when `request` arrived; listens to the server's `request` event, ahead of Fastify. */
 export function stampArrival(request: IncomingMessage): void {
   (request as StampedRequest)[arrivedAt] = performance.now();
+}
+
+/** Notes that `request`'s answer, sent before its route ran, is logged already. */
+export function markLogged(request: IncomingMessage): void {
+  (request as StampedRequest)[loggedEarly] = true;
 }
 
 /** Request records to `sink`, or to `logger` at `info`; the log controller of the routes that are not the API's. */
@@ -70,6 +78,7 @@ export class RequestLog extends LogController {
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if ((request.raw as StampedRequest)[loggedEarly]) return;
     const record: RequestRecord = {
       method: request.method,
       url: request.url,

@@ -2,6 +2,12 @@
  * The Fastify server: a transport over the engine's request handler and nothing more. Every
  * request, including ones Fastify itself turns away (too large, bad URL, unknown method), is
  * answered with the engine's JSON error shape.
+ *
+ * It also keeps web pages from driving a sandbox that runs beside a browser: before anything
+ * else, a request whose `Host` is not this server's is refused (421, `host-check.ts`: DNS
+ * rebinding), and one from a page of a foreign origin to the control surface is refused (403,
+ * `cors.ts`). And it cuts slow clients: headers within 10 s, a whole request within 30 s, an idle
+ * keep-alive connection after 5 s, so connections dribbling bytes cannot hold every descriptor.
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
@@ -9,17 +15,37 @@ import type { Duplex } from 'node:stream';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { ApiError, type ErrorCode } from '../core/pipeline/errors.js';
 import { errorResponse, type ApiResponse, type RequestHandler } from '../core/pipeline/handler.js';
-import { applyCors } from './cors.js';
+import { applyCors, isOpenToAnyOrigin, OriginPolicy, originOf } from './cors.js';
+import { HostCheck } from './host-check.js';
 import { registerWebPages, type WebPagesOptions } from './web-pages.js';
-import { RequestLog, stampArrival, type RequestLogSink } from './request-log.js';
+import { markLogged, RequestLog, stampArrival, type RequestLogSink } from './request-log.js';
 
 /** Options of `buildServer`. */
 export interface ServerOptions {
   handle: RequestHandler;
   /** Largest accepted body in bytes; 1 MiB by default. Larger bodies get 413. */
   bodyLimit?: number;
-  /** CORS for browser clients: on by default, any origin. */
+  /**
+   * CORS headers for browser clients: on by default (any origin on the v1 API; on the control
+   * surface the allowed origins only). Off, no CORS header is sent; foreign origins are refused
+   * on the control surface either way.
+   */
   cors?: boolean;
+  /**
+   * The URL browsers reach the sandbox at when it is not the listening address (a proxy, a
+   * container's port map): its host is accepted in `Host`, its origin on the control surface.
+   */
+  publicUrl?: string;
+  /** Exact origins (`https://app.example:8443`) allowed on the control surface besides loopback ones and the sandbox's own. */
+  corsOrigins?: readonly string[];
+  /** Names `Host` may carry besides `localhost` and the listening addresses (e.g. the name given to `listen`). */
+  hostNames?: readonly string[];
+  /** Milliseconds a client has to send a request's headers; 10 s by default. */
+  headersTimeoutMs?: number;
+  /** Milliseconds a client has to send a whole request, body included; 30 s by default. */
+  requestTimeoutMs?: number;
+  /** Milliseconds an idle keep-alive connection stays open; 5 s by default. */
+  keepAliveTimeoutMs?: number;
   /**
    * The server's logger (pino) options, with `stream` or `file` for where records go, as Fastify
    * takes them; or false. Each answered request is one record at `info` (method, URL, status,
@@ -40,14 +66,30 @@ export async function buildServer({
   handle,
   bodyLimit = 1024 * 1024,
   cors: corsEnabled = true,
+  publicUrl,
+  corsOrigins = [],
+  hostNames = [],
+  headersTimeoutMs = 10_000,
+  requestTimeoutMs = 30_000,
+  keepAliveTimeoutMs = 5_000,
   logger = false,
   requestLog,
   web,
 }: ServerOptions): Promise<FastifyInstance> {
   const log = serverLogger(logger);
   const requests = new RequestLog(log, requestLog);
+  const origins = new OriginPolicy([...corsOrigins.map(originOf), ...(publicUrl === undefined ? [] : [originOf(publicUrl)])]);
+  const hosts = new HostCheck([...hostNames, ...(publicUrl === undefined ? [] : [new URL(publicUrl).hostname])], () =>
+    app.addresses().flatMap((address) => (typeof address === 'string' ? [] : [address.address])),
+  );
   const app = Fastify({
     bodyLimit,
+    // Slow clients are cut: Node's connection checker (every `checkEvery` ms) hands a request
+    // over its headers or whole-request limit to `clientErrorHandler`, which closes it. Neither
+    // limit runs once a request is in, so live streams stay open. No socket idle timeout
+    // (`connectionTimeout`): the limits cover requests, idle keep-alive has its own.
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: keepAliveTimeoutMs,
     // The catch-all route declares HEAD itself; the engine answers it as a GET without a body.
     exposeHeadRoutes: false,
     // While closing, requests already on open connections are served, not refused with Fastify's
@@ -59,11 +101,25 @@ export async function buildServer({
     logger: false,
     logController: requests,
     // A URL Fastify cannot decode still goes to the engine, whose router answers 404 for it.
-    frameworkErrors: (error, request, reply) =>
-      error.code === 'FST_ERR_BAD_URL' ? forward(request, reply) : answer(request, reply, transportError(error)),
-    // Node itself answers requests without a Host header (bare 400); let the engine answer them.
-    http: { requireHostHeader: false },
+    // (Called before the request hook runs, so it screens the request itself.)
+    frameworkErrors: (error, request, reply) => {
+      const early = screen(request, reply);
+      if (early !== undefined) return answer(request, reply, early);
+      return error.code === 'FST_ERR_BAD_URL' ? forward(request, reply) : answer(request, reply, transportError(error));
+    },
+    http: {
+      // Node itself answers requests without a Host header (bare 400); let the engine answer them.
+      requireHostHeader: false,
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: checkEvery(headersTimeoutMs, requestTimeoutMs),
+    },
     clientErrorHandler: (error, socket) => {
+      // Too slow: the client gets no answer, only a closed connection (nothing to tell a slowloris).
+      if ((error as NodeJS.ErrnoException).code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+        socket.destroy();
+        return;
+      }
       // The request never became one (malformed HTTP): answer in the same JSON shape, then close.
       const isHead = (error as unknown as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
       writeRawError(socket, new ApiError('invalid_request', `Malformed HTTP request: ${error.message}`), isHead);
@@ -93,6 +149,29 @@ export async function buildServer({
     closing = true;
   });
 
+  /**
+   * What a request gets before it reaches anything, if it is refused or a preflight; otherwise
+   * undefined, with any CORS headers it needs added to `reply`.
+   */
+  const screen = (request: FastifyRequest, reply: FastifyReply): ApiResponse | undefined => {
+    const { headers } = request;
+    if (!hosts.accepts(headers.host)) return MISDIRECTED;
+    const origin = headers.origin;
+    if (origin === undefined) return undefined;
+    reply.header('vary', 'Origin');
+    if (!isOpenToAnyOrigin(request.url) && !origins.allows(origin, headers.host)) return ORIGIN_NOT_ALLOWED;
+    return corsEnabled && applyCors(request.method, headers, origin, reply) ? PREFLIGHT_ANSWER : undefined;
+  };
+  // Every request, pages and streams included, before its body is read.
+  app.addHook('onRequest', (request, reply, done) => {
+    const early = screen(request, reply);
+    if (early === undefined) return done();
+    if (closing) reply.header('connection', 'close');
+    answer(request, reply, early);
+    // The pages' log controller would log the answer again when it ends.
+    markLogged(request.raw);
+  });
+
   /** Sends the engine's answer, then logs it. */
   const answer = (request: FastifyRequest, reply: FastifyReply, response: ApiResponse): void => {
     reply.code(response.status).headers(response.headers).send(response.body === '' ? undefined : response.body);
@@ -103,7 +182,6 @@ export async function buildServer({
   // promise of it (the engine's handler never rejects; should it, Fastify's error handler answers).
   const forward = (request: FastifyRequest, reply: FastifyReply): void => {
     if (closing) reply.header('connection', 'close');
-    if (corsEnabled && applyCors(request, reply)) return answer(request, reply, PREFLIGHT_ANSWER);
     handle({
       method: request.method,
       url: request.url,
@@ -139,6 +217,16 @@ export async function buildServer({
 
 /** A CORS preflight's answer: 204 with the CORS headers only. */
 const PREFLIGHT_ANSWER: ApiResponse = { status: 204, headers: {}, body: '' };
+const MISDIRECTED = errorResponse(new ApiError('misdirected_request'));
+const ORIGIN_NOT_ALLOWED = errorResponse(new ApiError('origin_not_allowed'));
+
+/**
+ * How often Node looks for requests over their time limits: a tenth of the shorter one, between
+ * 0.1 s and 1 s (10 s headers are then cut between 10 and 11 s).
+ */
+function checkEvery(headersTimeoutMs: number, requestTimeoutMs: number): number {
+  return Math.min(1_000, Math.max(100, Math.floor(Math.min(headersTimeoutMs, requestTimeoutMs) / 10)));
+}
 
 /** The server's logger from its options, as Fastify would make it. */
 function serverLogger(options: ServerOptions['logger']): Logger | undefined {

@@ -20,8 +20,12 @@ export interface WebPagesOptions {
   live: LiveSource;
   /** The built pages; by default built from `src/web` in a checkout, or read from `dist/web`. */
   assets?: WebAssets;
-  /** Live streams open at once; 100 by default. */
+  /** Live streams open at once, all clients; 100 by default. */
   maxStreams?: number;
+  /** Live streams one client (remote address) may hold; 10 by default. */
+  maxStreamsPerClient?: number;
+  /** Live streams of one pay page; 5 by default. */
+  maxStreamsPerPayPage?: number;
 }
 
 /** The pages of an engine, or undefined when its controls are off (then there are none). */
@@ -87,5 +91,6 @@ export function registerWebPages(app: FastifyInstance, handle: RequestHandler, o
       return reply.header('content-type', asset.contentType).send(asset.body);
     },
   });
-  registerLiveStreams(app, { live: options.live, handle, ...(options.maxStreams !== undefined ? { maxStreams: options.maxStreams } : {}) });
+  const { live, maxStreams, maxStreamsPerClient, maxStreamsPerPayPage } = options;
+  registerLiveStreams(app, { live, handle, maxStreams, maxStreamsPerClient, maxStreamsPerPayPage });
 }
