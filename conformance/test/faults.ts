@@ -318,7 +318,7 @@ export function buildFaults(): FaultCase[] {
 
     // ---- Fields present ----
     missingField('invoice', ['create.invoice-present', 'read.get-fields']),
-    missingField('invoice', ['read.get-fields', 'read.get-equals-create'], 'read'),
+    missingField('invoice', ['create.invoice-present', 'read.get-fields', 'read.get-equals-create'], 'read'),
     missingField('paymentHash', ['create.payment-hash-format']),
     missingField('expiresAt', ['create.expires-at-format']),
     missingField('isNwc', ['create.is-nwc-boolean']),

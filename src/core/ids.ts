@@ -22,9 +22,10 @@ export function randomBase62(length: number, random: RandomSource): string {
   const codes = new Array<number>(length);
   let filled = 0;
   while (filled < length) {
-    for (const byte of random.bytes(length - filled)) {
+    // Draws `length` bytes each time, as ever, so a seeded source gives the ids it always gave.
+    for (const byte of random.bytes(length)) {
       // 248 = 4 * 62: dropping bytes above it keeps every character equally likely.
-      if (byte < 248) codes[filled++] = ALPHABET.charCodeAt(byte % 62);
+      if (byte < 248 && filled < length) codes[filled++] = ALPHABET.charCodeAt(byte % 62);
     }
   }
   return String.fromCharCode(...codes);
