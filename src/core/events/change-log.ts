@@ -8,7 +8,7 @@ import type { WebhookEvent, EventType } from '../../schemas/webhooks.js';
 import type { DueSchedule } from '../due/due-schedule.js';
 import { newId } from '../ids.js';
 import type { PaymentRequestRecord, PaymentRequestStatus } from '../payments/payment-request.js';
-import { toPaymentRequestView } from '../payments/payment-request-view.js';
+import { paymentRequestViewOf } from '../payments/payment-request-view.js';
 import type { AccountClocks, RandomSource, SandboxStore } from '../ports.js';
 import { planDeliveries } from '../webhooks/delivery-plan.js';
 import { heldDeliveriesIn } from '../webhooks/held-deliveries.js';
@@ -69,7 +69,7 @@ export class ChangeLog {
       type: EVENT_TYPE_OF[record.status],
       // The account's clock at the change: a time-driven change happened when it fell due.
       timestamp: previous === undefined ? record.createdAt : record.updatedAt,
-      data: toPaymentRequestView(record),
+      data: paymentRequestViewOf(record),
     };
     const nowMs = clocks.now(record.accountId);
     const deliveries = pending.admit(planDeliveries(event, store.endpointsOf(record.accountId), heldDeliveriesIn(store), random, nowMs), nowMs);

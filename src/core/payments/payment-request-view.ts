@@ -27,15 +27,28 @@ export function toPaymentRequestView(record: PaymentRequestRecord): PaymentReque
   };
 }
 
-// Stored records are immutable values, so each one's JSON is computed once. Derived states
-// (expired on read) are new objects and are serialized afresh.
+// Stored records are immutable values, so each one's view and JSON are computed once: a create
+// shows the same view in its event and in its answer. Derived states (expired on read) are new
+// objects and are viewed afresh.
+const views = new WeakMap<PaymentRequestRecord, PaymentRequest>();
 const viewJson = new WeakMap<PaymentRequestRecord, string>();
+
+/** The response object of a record, computed once per record, frozen. */
+export function paymentRequestViewOf(record: PaymentRequestRecord): PaymentRequest {
+  let view = views.get(record);
+  if (view === undefined) {
+    // Frozen: an event listener given this view must not change the answer it is shared with.
+    view = Object.freeze(toPaymentRequestView(record));
+    views.set(record, view);
+  }
+  return view;
+}
 
 /** The response body of a record, serialized (cached per record). */
 export function paymentRequestJson(record: PaymentRequestRecord): JsonText {
   let json = viewJson.get(record);
   if (json === undefined) {
-    json = JSON.stringify(toPaymentRequestView(record));
+    json = JSON.stringify(paymentRequestViewOf(record));
     viewJson.set(record, json);
   }
   return new JsonText(json);

@@ -8,7 +8,7 @@ import { ApiError, type ErrorDetail } from './errors.js';
 import { parseJsonBody } from './json-body.js';
 import type { ApiRequest } from './messages.js';
 import type { BodyDeclaration, QueryDeclaration } from './route.js';
-import { compileSchemaCheck, MAX_DETAILS } from './schema-check.js';
+import { compileSchemaCheck, MAX_DETAILS, withMoreNotListed } from './schema-check.js';
 
 /** Reads a request's body as `declaration` says, or throws the 4xx that says why not. */
 export type BodyReader = (request: ApiRequest) => unknown;
@@ -34,21 +34,9 @@ export function bodyCheck<Body>(declaration: BodyDeclaration<Body>): (body: unkn
   return (body) => {
     const details = check(body);
     if (declaration.check) details.push(...declaration.check(body));
-    if (details.length > 0) throw invalidRequest(declaration.what, atMostMaxDetails(details));
+    if (details.length > 0) throw invalidRequest(declaration.what, details.length > MAX_DETAILS ? withMoreNotListed(details) : details);
     return body as Body;
   };
-}
-
-/** The note of the translator (`schema-check.ts`) on the last detail listed when there are more. */
-const MORE_NOT_LISTED = ` (and more problems, not listed: an answer lists at most ${MAX_DETAILS})`;
-
-/** The first `MAX_DETAILS` details, the last noting that more are not listed (unless the translator's list already ends so). */
-function atMostMaxDetails(details: ErrorDetail[]): ErrorDetail[] {
-  if (details.length <= MAX_DETAILS) return details;
-  const listed = details.slice(0, MAX_DETAILS);
-  const last = listed[MAX_DETAILS - 1]!;
-  if (!last.message.endsWith(MORE_NOT_LISTED)) listed[MAX_DETAILS - 1] = { ...last, message: `${last.message}${MORE_NOT_LISTED}` };
-  return listed;
 }
 
 /** The reader of a declared query. */

@@ -71,12 +71,19 @@ export function translate(errors: readonly ErrorObject[], options: SchemaCheckOp
     }
     read = end;
   }
-  if (details.length > MAX_DETAILS || (read < errors.length && details.length > 0)) {
-    details.length = Math.min(details.length, MAX_DETAILS);
-    const last = details[details.length - 1]!;
-    details[details.length - 1] = { ...last, message: `${last.message} (and more problems, not listed: an answer lists at most ${MAX_DETAILS})` };
-  }
+  if (details.length > MAX_DETAILS || (read < errors.length && details.length > 0)) return withMoreNotListed(details);
   return details;
+}
+
+/** What the last detail listed says when there were more. */
+const MORE_NOT_LISTED = ` (and more problems, not listed: an answer lists at most ${MAX_DETAILS})`;
+
+/** The first `MAX_DETAILS` of `details`, the last saying that more are not listed (once). */
+export function withMoreNotListed(details: readonly ErrorDetail[]): ErrorDetail[] {
+  const listed = details.slice(0, MAX_DETAILS);
+  const last = listed[listed.length - 1];
+  if (last !== undefined && !last.message.endsWith(MORE_NOT_LISTED)) listed[listed.length - 1] = { ...last, message: `${last.message}${MORE_NOT_LISTED}` };
+  return listed;
 }
 
 /**
