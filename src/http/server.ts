@@ -17,6 +17,8 @@ import { ApiError, type ErrorCode } from '../core/pipeline/errors.js';
 import { errorResponse, type ApiResponse, type RequestHandler } from '../core/pipeline/handler.js';
 import { applyCors, isOpenToAnyOrigin, OriginPolicy, originOf } from './cors.js';
 import { HostCheck } from './host-check.js';
+import { isRelayPath, registerRelay } from './relay-transport.js';
+import type { SandboxRelay } from '../nostr/relay/sandbox-relay.node.js';
 import { registerWebPages, type WebPagesOptions } from './web-pages.js';
 import { markLogged, RequestLog, stampArrival, type RequestLogSink } from './request-log.js';
 
@@ -57,6 +59,11 @@ export interface ServerOptions {
   requestLog?: RequestLogSink;
   /** The dashboard, the hosted pay page and their live streams (`webPagesOf(sandbox)`); none when absent. */
   web?: WebPagesOptions;
+  /**
+   * The sandbox's Nostr relay, served at `/nostr` (WebSocket, NIP-11 document; `relay-transport.ts`):
+   * Host-checked, open to any origin. Its `url` is set once listening; it is closed with the server.
+   */
+  relay?: SandboxRelay;
 }
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -75,6 +82,7 @@ export async function buildServer({
   logger = false,
   requestLog,
   web,
+  relay,
 }: ServerOptions): Promise<FastifyInstance> {
   const log = serverLogger(logger);
   const requests = new RequestLog(log, requestLog);
@@ -159,7 +167,8 @@ export async function buildServer({
     const origin = headers.origin;
     if (origin === undefined) return undefined;
     reply.header('vary', 'Origin');
-    if (!isOpenToAnyOrigin(request.url) && !origins.allows(origin, headers.host)) return ORIGIN_NOT_ALLOWED;
+    const openToAnyOrigin = isOpenToAnyOrigin(request.url) || (relay !== undefined && isRelayPath(request.url));
+    if (!openToAnyOrigin && !origins.allows(origin, headers.host)) return ORIGIN_NOT_ALLOWED;
     return corsEnabled && applyCors(request.method, headers, origin, reply) ? PREFLIGHT_ANSWER : undefined;
   };
   // Every request, pages and streams included, before its body is read.
@@ -203,6 +212,7 @@ export async function buildServer({
     if (response.status >= 500) log?.error({ err: error, url: request.url }, 'request failed');
     answer(request, reply, response);
   });
+  if (relay !== undefined) registerRelay(app, relay, { acceptsHost: (host) => hosts.accepts(host), answer, ...(publicUrl === undefined ? {} : { publicUrl }) });
   if (web !== undefined) {
     // The pages and their streams are logged by the log controller, when their response ends:
     // Fastify calls it for routes with an `onResponse` hook, and here only for these. (After the

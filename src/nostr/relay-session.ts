@@ -1,0 +1,36 @@
+/**
+ * The one way both NIP-47 sides talk to a relay: publish, subscribe, close. The sandbox's relay
+ * hands out in-process sessions (no socket) and `webSocketRelaySession` reaches any relay over a
+ * WebSocket, so the wallet service and the client never know which one they hold.
+ * Browser-safe: types only.
+ */
+
+/** A signed Nostr event (NIP-01). */
+export interface NostrEvent {
+  id: string;
+  pubkey: string;
+  created_at: number;
+  kind: number;
+  tags: string[][];
+  content: string;
+  sig: string;
+}
+
+/** A NIP-01 filter; `#x` keys match tag values. */
+export interface NostrFilter {
+  ids?: string[];
+  authors?: string[];
+  kinds?: number[];
+  since?: number;
+  until?: number;
+  limit?: number;
+  [tag: `#${string}`]: string[] | undefined;
+}
+
+export interface RelaySession {
+  /** Resolves when the relay says OK true; rejects with the relay's reason on OK false or a timeout. */
+  publish(event: NostrEvent): Promise<void>;
+  /** Live events matching the filters (stored ones first); `close()` ends it. */
+  subscribe(filters: NostrFilter[], onEvent: (event: NostrEvent) => void): { close(): void };
+  close(): void;
+}

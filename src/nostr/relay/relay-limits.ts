@@ -1,0 +1,52 @@
+/**
+ * The relay's limits, in one place: the WebSocket transport, the message check, the event store
+ * and the NIP-11 document all read them from here, so what the relay announces is what it does.
+ *
+ * Together they bound the memory a hostile client can make the relay hold (see `RELAY_MEMORY`
+ * in the comment below): every buffer is capped per connection and connections are capped.
+ */
+export const RELAY_LIMITS = {
+  /** Largest incoming message (a WebSocket message's payload), bytes: larger ones close the connection (1009). */
+  maxMessageBytes: 64 * 1024,
+  /** Open WebSocket connections at once; more are refused with HTTP 503 before upgrading. */
+  maxConnections: 200,
+  /** Open WebSocket connections from one remote address; more are refused with HTTP 503. */
+  maxConnectionsPerAddress: 20,
+  /** Open subscriptions per connection; a REQ with a new id beyond them gets CLOSED. */
+  maxSubscriptions: 20,
+  /** Filters in one REQ. */
+  maxFilters: 10,
+  /** Bytes of one REQ's filters as JSON: what a subscription holds while open. */
+  maxFilterBytes: 8 * 1024,
+  /** Largest `limit` honoured (and the most stored events one filter returns). */
+  maxLimit: 500,
+  /** Tags in one event. */
+  maxEventTags: 100,
+  /** Characters of a subscription id (NIP-01 says 64). */
+  maxSubscriptionIdLength: 64,
+  /** Messages per connection per second; one more gets a NOTICE and the connection closes (1008). */
+  maxMessagesPerSecond: 100,
+  /** Bytes waiting to be sent to a connection that does not read them; beyond, it is closed (1008). */
+  maxBufferedBytes: 128 * 1024,
+  /** Stored (kind 13194) events; beyond, the oldest stored is evicted. */
+  maxStoredEvents: 10_000,
+  /** Bytes of stored events as JSON; beyond, the oldest stored are evicted. */
+  maxStoredBytes: 8 * 1024 * 1024,
+} as const;
+
+/** The relay's limits; `SandboxRelay` takes any of them overridden. */
+export type RelayLimits = { readonly [K in keyof typeof RELAY_LIMITS]: number };
+
+/*
+ * Memory bound, in payload bytes (JSON); parsed, the JS objects take about 1.4 times as much:
+ *   stored events                 ≤ maxStoredBytes                                         8 MiB
+ *   per connection:
+ *     incoming                    ≤ one socket read + one message being assembled         128 KiB
+ *     unsent output               ≤ maxBufferedBytes + one outgoing message               192 KiB
+ *     open subscriptions          ≤ maxSubscriptions × maxFilterBytes                     160 KiB
+ *   × maxConnections (200)        ≈ 200 × 480 KiB                                       ≈ 94 MiB
+ *   total                                                                              ≈ 102 MiB
+ * One address (maxConnectionsPerAddress = 20 connections) can hold ≈ 9.4 MiB of it plus its
+ * share of the store. A flood adds nothing: messages are handled as they arrive (the store is
+ * in memory, so no queue builds), and the 101st in a second closes the connection.
+ */
