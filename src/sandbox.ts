@@ -5,7 +5,7 @@
 import defaultAccounts from '../fixtures/accounts.json' with { type: 'json' };
 import { createAccountClocks, type ClockMode } from './clock/account-clocks.js';
 import type { AccountsConfig } from './core/accounts/accounts.js';
-import { createEngine, type Engine } from './core/engine.js';
+import { createEngine, type Engine, type EngineOptions } from './core/engine.js';
 import type { ApiRequest } from './core/pipeline/handler.js';
 import type { EventListener } from './core/events/change-log.js';
 import type { RandomSource, RecoverableSigner, SandboxStore, Timers, WallClock, WebhookSender } from './core/ports.js';
@@ -45,6 +45,10 @@ export interface SandboxOptions {
   timers?: Timers;
   /** Sees unexpected errors (bugs) before they become a 500; `request` is absent for background work. */
   onUnexpectedError?: (error: unknown, request?: ApiRequest) => void;
+  /** How NWC accounts' connected wallets are reached: in-process by default; Node's sandbox uses its relay. */
+  connectedWallets?: EngineOptions['connectedWallets'];
+  /** The relay NWC URLs name; `ws://localhost/nostr` where no relay runs (MSW). */
+  relayUrl?: () => string;
 }
 
 /** The sandbox: the engine and the choices it was made with. */
@@ -77,6 +81,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     serviceNodeKey: parsePrivateKey(accountsConfig.serviceNodeKey ?? DEFAULT_ACCOUNTS.serviceNodeKey!),
     rules: [...(accountsConfig.rules ?? []), ...(options.rules ?? [])],
     ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
+    ...(options.connectedWallets ? { connectedWallets: options.connectedWallets } : {}),
+    ...(options.relayUrl ? { relayUrl: options.relayUrl } : {}),
   });
   if (options.onEvent) engine.onEvent(options.onEvent);
   return { ...engine, network, accountsConfig };

@@ -81,13 +81,17 @@ const STEPS: Step[] = [
 /** Headers a transport adds on its own (framing, dates): not part of the engine's answer. */
 const TRANSPORT_HEADERS = new Set(['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
 
-/** What must be identical: status, the engine's headers, the body's bytes. */
+/**
+ * What must be identical: status, the engine's headers, the body's bytes; but for where the NWC
+ * accounts' wallets are (`nwcRelay`): the server's relay, and in MSW `ws://localhost/nostr`, as
+ * the wallets run in-process there (checked apart, below).
+ */
 function comparable(answer: ApiResult): { status: number; headers: Record<string, string>; text: string } {
   const headers: Record<string, string> = {};
   answer.headers.forEach((value, name) => {
     if (!TRANSPORT_HEADERS.has(name)) headers[name] = value;
   });
-  return { status: answer.status, headers, text: answer.text };
+  return { status: answer.status, headers, text: answer.text.replace(`"nwcRelay":${JSON.stringify(`${fastify.url.replace('http', 'ws')}/nostr`)}`, '"nwcRelay":"ws://localhost/nostr"') };
 }
 
 async function runSteps(baseUrl: string): Promise<ApiResult[]> {
@@ -131,6 +135,15 @@ describe('what the transports do differently, by design', () => {
     // The engine's own metadata limit (16 KiB) still turns it away.
     expect(viaMsw.status).toBe(400);
     expect(viaMsw.body.error.details).toContainEqual(expect.objectContaining({ field: 'metadata', code: 'too_large' }));
+  });
+
+  it("an NWC request's nwcRelay is the server's own relay; MSW, with no relay, names ws://localhost/nostr", async () => {
+    const [viaFastify, viaMsw] = await Promise.all([
+      api(fastify.url, '/api/v1/payment-requests', { key: KEYS.nwc, body: createBody() }),
+      api(MSW_URL, '/api/v1/payment-requests', { key: KEYS.nwc, body: createBody() }),
+    ]);
+    expect(viaFastify.body.nwcRelay).toBe(`${fastify.url.replace('http', 'ws')}/nostr`);
+    expect(viaMsw.body.nwcRelay).toBe('ws://localhost/nostr');
   });
 
   it('MSW adds no CORS headers: a service worker answers the page itself, so the browser needs none', async () => {

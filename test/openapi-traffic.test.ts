@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConformance } from '../conformance/run-conformance.js';
 import { MAX_CREATED_ACCOUNTS } from '../src/core/accounts/account-registry.js';
+import { MAX_TEST_WALLETS_PER_ACCOUNT } from '../src/core/wallets/wallet-limits.js';
 import { rawRequest, socketRequest, type RawResponse } from './support/raw-http.js';
 import { OpenApiResponses, recordingFetch, type ObservedResponse } from './support/openapi-responses.js';
 import { createBody, KEYS, startServer, type RunningServer } from './support/sandbox-server.js';
@@ -25,7 +26,8 @@ const recordedFetch = recordingFetch(recorded);
 let conformanceCount = 0;
 
 beforeAll(async () => {
-  [server, receiver] = await Promise.all([startServer(), startReceiver()]);
+  // A short NWC timeout, so the walk sees a silent wallet's 502 without waiting 10 s.
+  [server, receiver] = await Promise.all([startServer({ settings: { nwcTimeoutSeconds: 0.3 } }), startReceiver()]);
   const document = await (await fetch(`${server.url}/openapi.json`)).json();
   responses = new OpenApiResponses(document as Json);
 });
@@ -186,6 +188,29 @@ describe('every answer the sandbox sends conforms to its OpenAPI document', () =
     expect((await call('POST', '/sandbox/v1/accounts', { key: KEYS.admin, body: { mode: 'custodial' } })).body.error.code).toBe('account_limit_reached');
     for (const id of filled) await server.sandbox.accounts.delete(id);
 
+    // Test wallets, the NWC connection and its faults.
+    const wallet = await call('POST', '/sandbox/v1/wallets', { body: { balance: 5000, name: 'walk' } });
+    expect(wallet.status).toBe(201);
+    const walletPath = `/sandbox/v1/wallets/${wallet.body.id}`;
+    expect((await call('GET', '/sandbox/v1/wallets')).body.data.map((each: Json) => each.id)).toContain(wallet.body.id);
+    expect((await call('GET', walletPath, { key: KEYS.readonly })).body.balance).toBe(5000);
+    expect((await call('POST', `${walletPath}/topup`, { body: { amount: 100 } })).body.balance).toBe(5100);
+    expect((await call('POST', `${walletPath}/topup`, { body: { amount: 0 } })).body.error.details[0].field).toBe('amount');
+    expect((await call('GET', `${walletPath}/transactions`)).body.data).toEqual([]);
+    expect((await call('DELETE', walletPath)).status).toBe(204);
+    expect((await call('GET', walletPath)).body.error.code).toBe('wallet_not_found');
+    expect((await call('GET', '/sandbox/v1/wallet', { key: KEYS.nwc })).body).toMatchObject({ online: true, encryption: 'nip44_v2' });
+    expect((await call('GET', '/sandbox/v1/wallet')).body.error.code).toBe('wallet_not_connected');
+    expect((await call('PUT', '/sandbox/v1/wallet/faults', { body: {} })).body.error.code).toBe('wallet_not_connected');
+    expect((await call('PUT', '/sandbox/v1/wallet/faults', { key: KEYS.nwc, body: { offline: true } })).body).toEqual({ offline: true });
+    expect((await call('POST', '/api/v1/payment-requests', { key: KEYS.nwc, body: createBody() })).body.error.code).toBe('wallet_unavailable');
+    expect((await call('PUT', '/sandbox/v1/wallet/faults', { key: KEYS.nwc, body: { dropNotifications: 2 } })).body.error.details[0].code).toBe('above_maximum');
+    expect((await call('PUT', '/sandbox/v1/wallet/faults', { key: KEYS.nwc, body: {} })).body).toEqual({});
+    const wallets: string[] = [];
+    while (wallets.length < MAX_TEST_WALLETS_PER_ACCOUNT) wallets.push((await call('POST', '/sandbox/v1/wallets', { body: { balance: 1 } })).body.id);
+    expect((await call('POST', '/sandbox/v1/wallets', { body: { balance: 1 } })).body.error.code).toBe('wallet_limit_reached');
+    for (const id of wallets) expect((await call('DELETE', `/sandbox/v1/wallets/${id}`)).status).toBe(204);
+
     // Walked from the document: for every operation, no key and an unknown key (401), a bad body
     // (400 twice, 415, 413), an unknown id in the path (404); for every path, a method it lacks (405).
     const tooLarge = `{"blob":"${'x'.repeat(1024 * 1024)}"}`;
@@ -213,7 +238,9 @@ describe('every answer the sandbox sends conforms to its OpenAPI document', () =
       const notFound = operation.responses['404'];
       if (notFound && path.includes('{')) {
         const [code] = notFound['x-lnpr-error-codes'] as string[];
-        expect((await send()).body.error.code, what).toBe(code);
+        // A valid body (the document's first example), so the unknown id is what is wrong.
+        const example = Object.values((operation.requestBody?.content?.['application/json']?.examples ?? {}) as Json)[0]?.value;
+        expect((await send(example !== undefined ? { body: example } : {})).body.error.code, what).toBe(code);
       }
     }
     for (const [path, item] of Object.entries(responses.document.paths as Json)) {

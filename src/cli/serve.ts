@@ -9,9 +9,10 @@ import type { Rule } from '../schemas/rules.js';
 import { createLogOutput, LOG_FORMATS, LOG_LEVELS } from '../http/log-output.js';
 import { buildServer } from '../http/server.js';
 import { originOf } from '../http/cors.js';
+import { NwcRequestLog } from '../http/nwc-requests.js';
 import { webPagesOf } from '../http/web-pages.js';
 import { NETWORKS } from '../lightning/networks.js';
-import { createNodeSandbox } from '../sandbox.node.js';
+import { createNodeSandbox, type NodeSandbox } from '../sandbox.node.js';
 import type { Sandbox } from '../sandbox.js';
 import { oneOf, readAccountsFile, readJsonFile, readTextFile, wholeNumber } from './args.js';
 import { serveWebhooks } from './serve-webhooks.js';
@@ -40,6 +41,8 @@ export const SERVE_USAGE = `Usage: lnpr serve [options]
   --webhook-secret S    the secret (whsec_...) of the --webhook endpoints (default: generated, printed)
   --webhook-allow-host H  a host webhook URLs registered through the API may name when
                         --host is not loopback (repeatable; * for any)
+  --nwc-timeout SECONDS how long an NWC account's connected wallet has to answer make_invoice
+                        before a create gets 502 wallet_unavailable (default 10, at most 300)
   --log-level LEVEL     fatal, error, warn, info (default: a line per request), debug, trace or silent
   --log-format FORMAT   pretty (default on a terminal) or json (default otherwise: pino JSON lines)
 `;
@@ -69,6 +72,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
       webhook: { type: 'string', multiple: true },
       'webhook-secret': { type: 'string' },
       'webhook-allow-host': { type: 'string', multiple: true },
+      'nwc-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -83,6 +87,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
   const clock = oneOf('--clock', values.clock ?? 'running', ['running', 'frozen'] as const);
   const minAmount = values['min-amount'] === undefined ? undefined : wholeNumber('--min-amount', values['min-amount'], 1);
   const bodyLimit = wholeNumber('--body-limit', values['body-limit'] ?? '1048576', 1);
+  const nwcTimeoutSeconds = wholeNumber('--nwc-timeout', values['nwc-timeout'] ?? '10', 1, 300);
   const publicUrl = values['public-url'] === undefined ? undefined : origin('--public-url', values['public-url']);
   const corsOrigins = (values['cors-origin'] ?? []).map((value) => origin('--cors-origin', value));
   const log = createLogOutput({
@@ -93,6 +98,8 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
   const rules = (await Promise.all((values.scenario ?? []).map(readScenarioRules))).flat();
   const fixtures = values.fixtures === undefined ? undefined : await readJsonFile('--fixtures', values.fixtures);
   const webhooks = serveWebhooks(values, host, accounts);
+  // The dashboard's recent NIP-47 requests, kept by the web layer.
+  const nwcRequests = new NwcRequestLog();
 
   const sandbox = await createNodeSandbox({
     network,
@@ -100,7 +107,8 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
     rules,
     ...(accounts ? { accounts } : {}),
     ...(dataFile ? { dataFile } : {}),
-    settings: { minAmount, controls: !values['no-controls'], webhookAllowedHosts: webhooks.addressPolicy },
+    settings: { minAmount, controls: !values['no-controls'], webhookAllowedHosts: webhooks.addressPolicy, nwcTimeoutSeconds },
+    onNwcRequest: nwcRequests.record,
   }).catch((error: unknown) => {
     throw error instanceof ApiError ? new UsageError(`behaviour rules: ${error.message}`) : error;
   });
@@ -125,7 +133,8 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
     ...SERVE_TIME_LIMITS,
     logger: log.logger,
     requestLog: log.requestLog,
-    web: webPagesOf(sandbox),
+    web: webPagesOf(sandbox, { nwcRequests }),
+    relay: sandbox.relay,
   });
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
@@ -172,7 +181,7 @@ function origin(flag: string, value: string): string {
   }
 }
 
-function banner(url: string, sandbox: Sandbox, dataFile: string | undefined, webhookLines: string[], publicUrl: string | undefined): string {
+function banner(url: string, sandbox: NodeSandbox, dataFile: string | undefined, webhookLines: string[], publicUrl: string | undefined): string {
   const keys = sandbox.accountsConfig.keys.map((k) => {
     // A key without an account (sk_test_admin) only manages accounts.
     const account = sandbox.accountsConfig.accounts.find((a) => a.id === k.account);
@@ -183,6 +192,7 @@ function banner(url: string, sandbox: Sandbox, dataFile: string | undefined, web
     ...(publicUrl === undefined ? [] : [`  public URL: ${publicUrl}`]),
     `  network: ${sandbox.network}   storage: ${dataFile ?? 'memory'}   payment requests: ${sandbox.store.size()}`,
     `  control API: ${sandbox.settings.controls ? `${url}/sandbox/v1` : 'off'}   behaviour rules: ${sandbox.rules.fixedRules.length}`,
+    `  Nostr relay (NWC): ${sandbox.relay.url ?? `${url.replace(/^http/, 'ws')}/nostr`}`,
     ...(sandbox.settings.controls ? [`  dashboard: ${publicUrl ?? url}/dashboard   (hosted pay pages: ${publicUrl ?? url}/pay/<id>)`] : []),
     ...webhookLines,
     `  API keys (Authorization: Bearer <key>):`,

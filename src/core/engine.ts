@@ -13,12 +13,19 @@ import { RuleBook } from './payments/rules.js';
 import { cryptoRandom } from './random.js';
 import { createRequestHandler, type ApiRequest, type RequestHandler } from './pipeline/handler.js';
 import type { AnyRoute } from './pipeline/route.js';
-import type { AccountClocks, InvoiceIssuer, RandomSource, SandboxStore, Timers, WallClock, WebhookSender } from './ports.js';
+import type { AccountClocks, ConnectedWallets, InvoiceIssuer, RandomSource, SandboxStore, Timers, WallClock, WebhookSender } from './ports.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { routeTable } from './routes/route-table.js';
 import type { SandboxSettings } from './settings.js';
 import type { Rule } from '../schemas/rules.js';
 import { ApiLoad } from './webhooks/api-load.js';
+import { inProcessConnectedWallets } from './wallets/in-process-wallets.js';
+import { TestWallets } from './wallets/test-wallets.js';
+import { WalletLedger } from './wallets/wallet-ledger.js';
+import { WalletFaultBook } from './wallets/wallet-faults.js';
+import type { WalletParts } from './wallets/wallet-parts.js';
+import { SettlementWatch } from './wallets/settlement-watch.js';
+import { platformTimers } from './due/platform-timers.js';
 
 /** Everything the engine is made of. */
 export interface EngineOptions {
@@ -40,7 +47,17 @@ export interface EngineOptions {
   extraRoutes?: ReadonlyArray<AnyRoute<RouteDeps>>;
   /** Sees unexpected errors (bugs) before they become a 500, e.g. to log them. */
   onUnexpectedError?: (error: unknown, request?: ApiRequest) => void;
+  /**
+   * How NWC accounts' connected wallets are reached, given the ledger of the sandbox-run ones:
+   * in-process by default (MSW); Node's sandbox speaks NIP-47 over its relay.
+   */
+  connectedWallets?: (parts: WalletParts) => ConnectedWallets;
+  /** The relay NWC URLs name (`ws://HOST:PORT/nostr`), read when one is shown. */
+  relayUrl?: () => string;
 }
+
+/** The relay named where no transport says better (MSW: wallets run in-process, without one). */
+export const IN_PROCESS_RELAY_URL = 'ws://localhost/nostr';
 
 /** The assembled engine. */
 export interface Engine {
@@ -61,6 +78,12 @@ export interface Engine {
   rules: RuleBook;
   /** Events, webhook endpoints, deliveries and the scheduler. */
   events: EventMachinery;
+  /** The money of the sandbox-run wallets: invoices, lookups, the one settlement path. */
+  ledger: WalletLedger;
+  /** The accounts' test wallets. */
+  testWallets: TestWallets;
+  /** NWC accounts' connected wallets. */
+  connectedWallets: ConnectedWallets;
   /** Calls `listener` with every event (each change of a payment request) and its account; returns the function that stops it. */
   onEvent(listener: EventListener): () => void;
   /** Calls `listener` with every recorded delivery attempt and its account; returns the function that stops it. */
@@ -96,13 +119,54 @@ export function createEngine(options: EngineOptions): Engine {
   for (const account of options.accounts.accounts) {
     for (const webhook of account.webhooks ?? []) events.endpoints.ensure(account.id, webhook).catch(onUnexpectedError);
   }
-  const paymentRequests = new PaymentRequests({ ...options, clocks, rules, changes: events.changeLog });
-  const accountData = new AccountData({ store, clocks, rules, forgetDue: (accountId) => events.forget(accountId) });
+  const relayUrl = options.relayUrl ?? (() => IN_PROCESS_RELAY_URL);
+  const walletFaults = new WalletFaultBook();
+  // The ledger completes custodial requests its wallets pay; the requests' own operations are
+  // made just below (the closure is called only once a payment is made).
+  const ledger = new WalletLedger({
+    store,
+    clocks,
+    invoices: options.invoices,
+    random: options.random,
+    completeRequest: (record, alongside) => paymentRequests.completePaid(record, alongside),
+    onError: onUnexpectedError,
+  });
+  const timers = options.timers ?? platformTimers;
+  const testWallets = new TestWallets({ store, wall: options.wall, random: cryptoRandom, relayUrl, onError: onUnexpectedError });
+  const walletParts: WalletParts = {
+    ledger,
+    testWallets,
+    faults: walletFaults,
+    store,
+    timers,
+    timeoutMs: settings.nwcTimeoutSeconds * 1000,
+    relayUrl,
+    onError: onUnexpectedError,
+  };
+  const connectedWallets = (options.connectedWallets ?? inProcessConnectedWallets)(walletParts);
+  const paymentRequests: PaymentRequests = new PaymentRequests({ ...options, clocks, rules, changes: events.changeLog, connectedWallets });
+  const settledByWallet = (accountId: string, paymentHash: string, preimage: string) => paymentRequests.settledByWallet(accountId, paymentHash, preimage);
+  connectedWallets.start((accountId, paymentHash, preimage) => {
+    settledByWallet(accountId, paymentHash, preimage).catch(onUnexpectedError);
+  });
+  const settlementWatch = new SettlementWatch({
+    store,
+    clocks,
+    wallets: connectedWallets,
+    timers,
+    accountOf: (accountId) => directory.accounts.get(accountId),
+    settled: settledByWallet,
+    onError: onUnexpectedError,
+  });
+  events.changeLog.subscribe((event) => {
+    if (event.type === 'payment_request.created' && event.data.isNwc) settlementWatch.watch(store.getPaymentRequest(event.data.id)!);
+  });
+  const accountData = new AccountData({ store, clocks, rules, walletFaults, testWallets, forgetDue: (accountId) => events.forget(accountId) });
   // Keys and wallet node keys are secrets: crypto-strong whatever the engine's random source.
   const accounts = new AccountRegistry({ directory, store, wall: options.wall, random: cryptoRandom, data: accountData, config: options.accounts });
   const routes = [...routeTable(settings), ...(options.extraRoutes ?? [])];
   const handleRoute = createRequestHandler(routes, {
-    deps: { paymentRequests, clocks, rules, endpoints: events.endpoints, log: events.log, storage: store, accounts, accountData },
+    deps: { paymentRequests, clocks, rules, endpoints: events.endpoints, log: events.log, storage: store, accounts, accountData, ledger, testWallets, connectedWallets, walletFaults },
     directory,
     onUnexpectedError,
   });
@@ -121,9 +185,16 @@ export function createEngine(options: EngineOptions): Engine {
     store,
     rules,
     events,
+    ledger,
+    testWallets,
+    connectedWallets,
     onEvent: (listener) => events.changeLog.subscribe(listener),
     onDelivery: (listener) => events.dispatcher.subscribe(listener),
     onClockMove: (listener) => events.onClockMove(listener),
-    close: () => events.close(),
+    close: () => {
+      events.close();
+      settlementWatch.close();
+      connectedWallets.close();
+    },
   };
 }

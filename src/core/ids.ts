@@ -1,7 +1,7 @@
 /**
  * Ids: a prefix and 24 base62 characters (~143 bits), unguessable across accounts. `pr_` payment
  * requests, `evt_` events, `we_` webhook endpoints, `wd_` webhook deliveries, `acct_` accounts
- * made through the accounts API.
+ * made through the accounts API, `wal_` test wallets, `tx_` wallet transactions.
  */
 import type { RandomSource } from './ports.js';
 
@@ -9,7 +9,7 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 export const ID_LENGTH = 24;
 
 /** What an id names, by its prefix. */
-export type IdPrefix = 'pr_' | 'evt_' | 'we_' | 'wd_' | 'acct_';
+export type IdPrefix = 'pr_' | 'evt_' | 'we_' | 'wd_' | 'acct_' | 'wal_' | 'tx_';
 
 /** A new id with `prefix`, drawn from `random`. */
 export function newId(prefix: IdPrefix, random: RandomSource): string {

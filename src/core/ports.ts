@@ -6,6 +6,7 @@ import type { AddressRefusal } from './webhooks/address-policy.js';
 import type { AccountRecord } from './accounts/account-record.js';
 import type { DeliveryRecord, EndpointRecord, EventRecord } from './webhooks/records.js';
 import type { PaymentRequestRecord } from './payments/payment-request.js';
+import type { WalletRecord, WalletTransactionRecord } from './wallets/wallet-records.js';
 import { ApiError } from './pipeline/errors.js';
 
 /** An account's clock: wall time plus an offset, or frozen at an instant (epoch ms). */
@@ -16,7 +17,8 @@ export interface ClockState {
 
 /**
  * What a reset erases of an account: its payment requests, events and delivery attempts (pending
- * ones are cancelled with them); with `endpoints`, its webhook endpoints too (`{"scope": "all"}`).
+ * ones are cancelled with them), its test wallets and wallet transactions; with `endpoints`, its
+ * webhook endpoints too (`{"scope": "all"}`).
  */
 export interface AccountClearing {
   accountId: string;
@@ -41,6 +43,25 @@ export interface StoreChange {
   accounts?: AccountRecord[];
   /** Created accounts removed with everything of theirs: requests, events, deliveries, endpoints, clock. */
   deletedAccounts?: string[];
+  /** Test wallets made or changed (a balance moved). */
+  wallets?: WalletRecord[];
+  /** Test wallets removed with their transactions. */
+  deletedWallets?: string[];
+  /** Transactions of sandbox-run wallets, made or changed. */
+  walletTransactions?: WalletTransactionRecord[];
+}
+
+/** The wallet side of a store: test wallets and the transactions of every sandbox-run wallet. */
+export interface WalletStoreReads {
+  getWallet(id: string): WalletRecord | undefined;
+  /** The account's test wallets, oldest first. */
+  walletsOf(accountId: string): WalletRecord[];
+  /** Every test wallet, all accounts (to serve their connections after a start). */
+  allWallets(): WalletRecord[];
+  /** The wallet's kept transactions, newest first. */
+  walletTransactionsOf(walletId: string): WalletTransactionRecord[];
+  /** The incoming transaction (an invoice a sandbox-run wallet made) with this payment hash. */
+  findWalletInvoice(paymentHash: string): WalletTransactionRecord | undefined;
 }
 
 /** The event side of a store: events, webhook endpoints and delivery attempts, per account. */
@@ -88,7 +109,7 @@ export class StorageUnavailableError extends ApiError {
  * resolve only once durable, so a transport may acknowledge them, and reject with
  * StorageUnavailableError when storage cannot take them.
  */
-export interface SandboxStore extends EventStoreReads {
+export interface SandboxStore extends EventStoreReads, WalletStoreReads {
   getPaymentRequest(id: string): PaymentRequestRecord | undefined;
   findPaymentRequestByHash(paymentHash: string): PaymentRequestRecord | undefined;
   /** The account's payment requests as stored, newest (last created) first. */
@@ -198,4 +219,63 @@ export interface WebhookSender {
 export interface Timers {
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
+}
+
+/** An NWC account, as its connected wallet is found: by id, and for a sandbox-run wallet its node key. */
+export interface WalletOwner {
+  id: string;
+  walletNodeKey?: Uint8Array;
+  /** A wallet run elsewhere, by its NWC connection URL. */
+  nwcUrl?: string;
+}
+
+/** What `make_invoice` asks an NWC account's connected wallet for. */
+export interface ConnectedInvoiceRequest {
+  amountMsats: number;
+  description: string;
+  expirySeconds: number;
+}
+
+/** A connected wallet's invoice. */
+export interface ConnectedInvoice {
+  invoice: string;
+  /** Hex. */
+  paymentHash: string;
+}
+
+/** How an account's connection looks (`GET /sandbox/v1/wallet`); `nwcUrl` holds the secret. */
+export interface ConnectionState {
+  relay: string;
+  walletPubkey: string;
+  nwcUrl: string;
+  online: boolean;
+  encryption: 'nip44_v2' | 'nip04';
+}
+
+/**
+ * The connected wallets of NWC accounts, as the service reaches them: NIP-47 over a relay in Node
+ * (the sandbox-run wallets on the sandbox's own relay, or any wallet an accounts file names), the
+ * sandbox-run wallets in-process in MSW. Rejects with WalletUnavailableError when a wallet does
+ * not answer in time and WalletError (NIP-47 code) when it refuses.
+ */
+export interface ConnectedWallets {
+  makeInvoice(account: WalletOwner, request: ConnectedInvoiceRequest): Promise<ConnectedInvoice>;
+  /** `lookup_invoice`: the invoice's state, with the preimage once settled. */
+  lookupInvoice(account: WalletOwner, paymentHash: string): Promise<{ state: string; preimage?: string }>;
+  /** The account's connection as `GET /sandbox/v1/wallet` shows it. */
+  connection(account: WalletOwner): ConnectionState;
+  /**
+   * Starts hearing the wallets: `onSettled` is called for every incoming payment a wallet reports
+   * settled (a `payment_received` notification), at most once per payment hash is not promised.
+   */
+  start(onSettled: (accountId: string, paymentHash: string, preimage: string) => void): void;
+  close(): void;
+}
+
+/** A connected wallet that did not answer in time. */
+export class WalletUnavailableError extends ApiError {
+  constructor(message?: string) {
+    super('wallet_unavailable', message);
+    this.name = 'WalletUnavailableError';
+  }
 }

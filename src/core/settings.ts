@@ -35,6 +35,8 @@ export interface SandboxSettings {
    * loopback). Applied at registration and at each attempt; see the README's "Webhooks".
    */
   webhookAllowedHosts: WebhookAddressPolicy;
+  /** Seconds an NWC account's connected wallet has to answer `make_invoice` before a create gets 502 `wallet_unavailable`. */
+  nwcTimeoutSeconds: number;
 }
 
 /** The defaults, documented in the README under "Open points". */
@@ -50,6 +52,7 @@ export const DEFAULT_SETTINGS: Readonly<SandboxSettings> = Object.freeze({
   maxMetadataDepth: 16,
   controls: true,
   webhookAllowedHosts: 'any',
+  nwcTimeoutSeconds: 10,
 });
 
 /** Merges user settings over the defaults and rejects combinations that cannot work. */
@@ -73,6 +76,9 @@ export function resolveSettings(overrides: Partial<SandboxSettings> = {}): Sandb
   }
   if (!(Number.isSafeInteger(defaultExpiresIn) && defaultExpiresIn >= minExpiresIn && defaultExpiresIn <= maxExpiresIn)) {
     throw new RangeError(`defaultExpiresIn must lie within the expiresIn bounds (got ${defaultExpiresIn})`);
+  }
+  if (!(Number.isFinite(settings.nwcTimeoutSeconds) && settings.nwcTimeoutSeconds > 0 && settings.nwcTimeoutSeconds <= 300)) {
+    throw new RangeError(`nwcTimeoutSeconds must be a number of seconds above 0 and at most 300 (got ${settings.nwcTimeoutSeconds})`);
   }
   const policy = settings.webhookAllowedHosts;
   if (policy !== 'any' && !(typeof policy === 'object' && Array.isArray(policy.allowedOrigins) && Array.isArray(policy.allowedHosts))) {

@@ -15,6 +15,16 @@ import { errorBodySchema } from '../schemas/error.js';
 import { paymentRequestSchema, paymentRequestStatusSchema } from '../schemas/payment-request.js';
 import { ruleSchema, rulesSchema } from '../schemas/rules.js';
 import {
+  createWalletBodySchema,
+  topUpBodySchema,
+  walletConnectionSchema,
+  walletFaultsSchema,
+  walletListSchema,
+  walletSchema,
+  walletTransactionListSchema,
+  walletTransactionSchema,
+} from '../schemas/wallets.js';
+import {
   createEndpointBodySchema,
   endpointFaultsSchema,
   MAX_DELAY_SECONDS,
@@ -99,6 +109,14 @@ export function componentSchemas(settings: SandboxSettings): Components {
     ['Account', accountSchema],
     ['CreatedAccount', createdAccountSchema],
     ['AccountList', accountListSchema],
+    ['CreateTestWallet', createWalletBodySchema],
+    ['TopUpBody', topUpBodySchema],
+    ['TestWallet', walletSchema],
+    ['TestWalletList', walletListSchema],
+    ['WalletTransaction', walletTransactionSchema],
+    ['WalletTransactionList', walletTransactionListSchema],
+    ['WalletConnection', walletConnectionSchema],
+    ['WalletFaults', walletFaultsSchema],
     ['OpenApiDocument', openApiDocumentSchema],
   ];
   const names = new Map<object, string>(sources.map(([name, schema]) => [schema, name]));

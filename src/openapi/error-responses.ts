@@ -4,6 +4,7 @@
  * description naming each code, `x-lnpr-error-codes` listing them (for tools and the tests), the
  * `Error` schema and an example per code. Browser-safe.
  */
+import { MAX_TEST_WALLETS_PER_ACCOUNT } from '../core/wallets/wallet-limits.js';
 import { ERROR_CATALOGUE, errorBody, type ErrorBody, type ErrorCode } from '../core/pipeline/errors.js';
 import { KEPT_EVENTS_TEXT, MAX_CREATED_ACCOUNTS_TEXT } from './facts.js';
 import type { JsonObject } from './schema-tools.js';
@@ -27,9 +28,14 @@ export const ERROR_CONDITIONS: Readonly<Record<string, string>> = {
   event_not_found: `no kept event of the key's account has that id (the newest ${KEPT_EVENTS_TEXT} per account are kept)`,
   webhook_endpoint_not_found: "no webhook endpoint of the key's account has that id",
   account_not_found: 'no account made through the accounts API has that id',
+  wallet_not_found: "no test wallet of the key's account has that id",
+  wallet_not_connected: 'the account is custodial: only NWC accounts have a connected wallet',
   method_not_allowed: 'the path exists, not with this method (`Allow` lists those it accepts)',
   invalid_transition: 'the payment request is in a terminal state (`completed`, `expired`, `failed`) and cannot change',
   account_not_deletable: 'the account comes from the accounts file (`lnpr serve --config`), which would bring it back at the next start: it cannot be deleted (`POST /sandbox/v1/reset {"scope": "all"}` with its key empties it)',
+  wallet_limit_reached: `the account already has ${MAX_TEST_WALLETS_PER_ACCOUNT} test wallets; delete some first`,
+  wallet_error: "an NWC account's connected wallet answered `make_invoice` with a NIP-47 error (`details[0].message`: `the wallet answered CODE: …`); nothing was stored",
+  wallet_unavailable: "an NWC account's connected wallet did not answer `make_invoice` within the NWC timeout (10 s; `lnpr serve --nwc-timeout`); nothing was stored",
   account_limit_reached: `the sandbox already holds ${MAX_CREATED_ACCOUNTS_TEXT} accounts made through the accounts API; delete some first`,
   payload_too_large: 'the body is over the HTTP server\'s limit (1 MiB by default, `lnpr serve --body-limit`)',
   expectation_failed: 'an `Expect` header other than `100-continue` (HTTP server only)',

@@ -35,11 +35,14 @@ export const accountsConfigSchema = {
           mode: { enum: ['custodial', 'nwc'] },
           nwcRelay: { type: 'string', pattern: '^wss?://\\S+$' },
           walletNodeKey: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+          /** A connected wallet run elsewhere (a wallet on signet, another program): its NWC connection. */
+          nwcUrl: { type: 'string', pattern: '^nostr\\+walletconnect://[0-9a-f]{64}\\?\\S+$', maxLength: 2048 },
           /** Webhook endpoints registered at start (kept, not duplicated, across restarts with --data). */
           webhooks: { type: 'array', items: configuredWebhookSchema },
         },
         if: { properties: { mode: { const: 'nwc' } } },
-        then: { required: ['nwcRelay', 'walletNodeKey'] },
+        // The sandbox runs its connected wallet (with this node key), unless nwcUrl names one.
+        then: { anyOf: [{ required: ['walletNodeKey'] }, { required: ['nwcUrl'] }] },
       },
     },
     /** Behaviour rules in force from the start, as in a scenario file's `rules`. */

@@ -23,11 +23,16 @@ export type StoreReads = Pick<
   | 'getDelivery'
   | 'deliveriesOf'
   | 'pendingDeliveries'
+  | 'getWallet'
+  | 'walletsOf'
+  | 'allWallets'
+  | 'walletTransactionsOf'
+  | 'findWalletInvoice'
 >;
 
 /** The reads of a store kept in `index`. */
 export function indexReads(index: StoreIndex): StoreReads {
-  const { events } = index;
+  const { events, wallets } = index;
   return {
     getPaymentRequest: (id) => index.get(id),
     findPaymentRequestByHash: (paymentHash) => index.findByHash(paymentHash),
@@ -43,5 +48,10 @@ export function indexReads(index: StoreIndex): StoreReads {
     getDelivery: (id, attempt) => events.getDelivery(id, attempt),
     deliveriesOf: (accountId) => events.deliveriesOf(accountId),
     pendingDeliveries: () => events.pendingDeliveries(),
+    getWallet: (id) => wallets.getWallet(id),
+    walletsOf: (accountId) => wallets.walletsOf(accountId),
+    allWallets: () => wallets.allWallets(),
+    walletTransactionsOf: (walletId) => wallets.walletTransactionsOf(walletId),
+    findWalletInvoice: (paymentHash) => wallets.findWalletInvoice(paymentHash),
   };
 }

@@ -19,6 +19,8 @@ export function snapshotOf(index: StoreIndex, sequence: number): Snapshot {
     events: index.events.allEvents(),
     deliveries: index.events.allDeliveries(),
     accounts: index.accountRecords(),
+    wallets: index.wallets.allWallets(),
+    walletTransactions: index.wallets.allTransactions(),
   };
 }
 
@@ -32,6 +34,8 @@ export function indexOf(snapshot: Snapshot): StoreIndex {
     events: snapshot.events ?? [],
     deliveries: snapshot.deliveries ?? [],
     accounts: snapshot.accounts ?? [],
+    wallets: snapshot.wallets ?? [],
+    walletTransactions: snapshot.walletTransactions ?? [],
   });
   return index;
 }

@@ -7,6 +7,7 @@ import type { AccountRecord } from '../core/accounts/account-record.js';
 import type { DeliveryRecord, EndpointRecord, EventRecord } from '../core/webhooks/records.js';
 import type { ClockState } from '../core/ports.js';
 import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
+import type { WalletRecord, WalletTransactionRecord } from '../core/wallets/wallet-records.js';
 import { StoreFileError } from './store-file-error.js';
 import { storedRecordProblem, type StoredRecordKind } from './stored-records.js';
 import { isClockState, isJsonObject, isStoredAccount } from './stored-values.js';
@@ -30,6 +31,9 @@ export interface Snapshot {
   deliveries?: DeliveryRecord[];
   /** Accounts made through the accounts API (keys as SHA-256 digests); absent in files written before them. */
   accounts?: AccountRecord[];
+  /** Test wallets (with their Nostr secrets) and wallet transactions; absent in files written before them. */
+  wallets?: WalletRecord[];
+  walletTransactions?: WalletTransactionRecord[];
 }
 
 /** The content of a new data file. */
@@ -43,6 +47,8 @@ const RECORD_LISTS = [
   ['endpoints', 'webhook endpoint'],
   ['events', 'event'],
   ['deliveries', 'delivery attempt'],
+  ['wallets', 'test wallet'],
+  ['walletTransactions', 'wallet transaction'],
 ] as const satisfies ReadonlyArray<readonly [keyof Snapshot, StoredRecordKind]>;
 
 /**

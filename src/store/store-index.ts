@@ -7,6 +7,7 @@ import type { AccountRecord } from '../core/accounts/account-record.js';
 import type { AccountClearing, ClockState, StoreChange } from '../core/ports.js';
 import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
 import { EventIndex } from './event-index.js';
+import { WalletIndex } from './wallet-index.js';
 
 /** Maps of stored values, kept consistent with each other on every change. */
 export class StoreIndex {
@@ -18,6 +19,8 @@ export class StoreIndex {
   readonly #accounts = new Map<string, AccountRecord>();
   /** Events, webhook endpoints and delivery attempts. */
   readonly events: EventIndex;
+  /** Test wallets and wallet transactions. */
+  readonly wallets = new WalletIndex();
 
   constructor(eventHistory?: number) {
     this.events = new EventIndex(eventHistory);
@@ -33,6 +36,9 @@ export class StoreIndex {
     for (const id of change.deletedEndpoints ?? []) this.events.deleteEndpoint(id);
     for (const delivery of change.deliveries ?? []) this.events.putDelivery(delivery);
     for (const account of change.accounts ?? []) this.#accounts.set(account.id, account);
+    for (const id of change.deletedWallets ?? []) this.wallets.deleteWallet(id);
+    for (const wallet of change.wallets ?? []) this.wallets.putWallet(wallet);
+    for (const transaction of change.walletTransactions ?? []) this.wallets.putTransaction(transaction);
     this.events.endChange();
   }
 
@@ -40,6 +46,7 @@ export class StoreIndex {
   clearAccount({ accountId, endpoints }: AccountClearing): void {
     this.deleteAccount(accountId);
     this.events.deleteAccount(accountId, endpoints);
+    this.wallets.deleteAccount(accountId);
   }
 
   /** Forgets the account and everything of it: what a clearing erases, its endpoints, its clock, its record. */

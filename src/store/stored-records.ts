@@ -8,6 +8,7 @@ import { compileSchemaCheck, type SchemaCheck } from '../core/pipeline/schema-ch
 import type { ErrorDetail } from '../core/pipeline/errors.js';
 import type { StoreChange } from '../core/ports.js';
 import { ISO_UTC_MILLIS_PATTERN, paymentRequestSchema } from '../schemas/payment-request.js';
+import { TRANSACTION_STATES } from '../core/wallets/wallet-records.js';
 import { webhookDeliverySchema, webhookEndpointSchema, webhookEventSchema } from '../schemas/webhooks.js';
 import { isJsonObject } from './stored-values.js';
 
@@ -16,7 +17,11 @@ const accountId = { type: 'string', minLength: 1 } as const;
 /** A payment request as stored: the v1 object, plus what no response shows. */
 const storedPaymentRequestSchema = {
   type: 'object',
-  required: [...paymentRequestSchema.required, 'accountId', 'destinationWallet', 'expiresIn', 'preimage'],
+  required: [...paymentRequestSchema.required, 'accountId', 'destinationWallet', 'expiresIn'],
+  // A custodial request's preimage is drawn at creation; only a wallet outside the sandbox may
+  // leave an NWC request's unknown until it is paid.
+  if: { properties: { isNwc: { const: false } } },
+  then: { required: ['preimage'], properties: { preimage: paymentRequestSchema.properties.preimage } },
   properties: {
     ...paymentRequestSchema.properties,
     // Its length was checked on create; a stored record is not refused over a limit changed since.
@@ -60,12 +65,55 @@ const storedDeliverySchema = {
   properties: { ...webhookDeliverySchema.properties, accountId, heldFor: { type: 'string' } },
 } as const;
 
+const hex64 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
+const msats = { type: 'integer', minimum: 0 } as const;
+
+/** A test wallet as stored (core/wallets/wallet-records.ts). */
+const storedWalletSchema = {
+  type: 'object',
+  required: ['id', 'accountId', 'name', 'balanceMsats', 'createdAt', 'serviceSecret', 'clientSecret'],
+  properties: {
+    id: { type: 'string', pattern: '^wal_' },
+    accountId,
+    name: { type: ['string', 'null'] },
+    balanceMsats: msats,
+    createdAt: { type: 'string', pattern: ISO_UTC_MILLIS_PATTERN },
+    serviceSecret: hex64,
+    clientSecret: hex64,
+  },
+} as const;
+
+/** A wallet transaction as stored. */
+const storedTransactionSchema = {
+  type: 'object',
+  required: ['id', 'walletId', 'accountId', 'type', 'state', 'invoice', 'paymentHash', 'amountMsats', 'feesPaidMsats', 'createdAt'],
+  properties: {
+    id: { type: 'string', minLength: 1 },
+    walletId: { type: 'string', minLength: 1 },
+    accountId,
+    type: { enum: ['incoming', 'outgoing'] },
+    state: { enum: [...TRANSACTION_STATES] },
+    invoice: { type: 'string', pattern: '\\S' },
+    description: { type: 'string' },
+    descriptionHash: hex64,
+    preimage: hex64,
+    paymentHash: hex64,
+    amountMsats: msats,
+    feesPaidMsats: msats,
+    createdAt: { type: 'integer' },
+    expiresAt: { type: 'integer' },
+    settledAt: { type: 'integer' },
+  },
+} as const;
+
 /** The kinds of stored record, by what their messages call them. */
 const CHECKS = {
   'payment request': compileSchemaCheck(storedPaymentRequestSchema, { place: 'body' }),
   event: compileSchemaCheck(storedEventSchema, { place: 'body' }),
   'webhook endpoint': compileSchemaCheck(storedEndpointSchema, { place: 'body' }),
   'delivery attempt': compileSchemaCheck(storedDeliverySchema, { place: 'body' }),
+  'test wallet': compileSchemaCheck(storedWalletSchema, { place: 'body' }),
+  'wallet transaction': compileSchemaCheck(storedTransactionSchema, { place: 'body' }),
 } satisfies Record<string, SchemaCheck>;
 
 /** A kind of stored record. */
@@ -91,6 +139,8 @@ export function storeChangeProblem(change: StoreChange): string | undefined {
     ['events', 'event'],
     ['endpoints', 'webhook endpoint'],
     ['deliveries', 'delivery attempt'],
+    ['wallets', 'test wallet'],
+    ['walletTransactions', 'wallet transaction'],
   ] as const;
   for (const [list, kind] of lists) {
     for (const item of change[list] ?? []) {

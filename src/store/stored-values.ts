@@ -52,7 +52,19 @@ export function isStoredAccount(value: unknown): value is AccountRecord {
 /** A store change (see StoreChange) whose parts can be indexed. */
 export function isStoreChange(value: unknown): boolean {
   if (!isJsonObject(value)) return false;
-  const lists = ['paymentRequests', 'events', 'deliveries', 'endpoints', 'deletedEndpoints', 'clearedAccounts', 'accounts', 'deletedAccounts'] as const;
+  const lists = [
+    'paymentRequests',
+    'events',
+    'deliveries',
+    'endpoints',
+    'deletedEndpoints',
+    'clearedAccounts',
+    'accounts',
+    'deletedAccounts',
+    'wallets',
+    'deletedWallets',
+    'walletTransactions',
+  ] as const;
   if (!lists.every((list) => value[list] === undefined || Array.isArray(value[list]))) return false;
   const items = (list: (typeof lists)[number]) => (value[list] as unknown[] | undefined) ?? [];
   return (
@@ -61,6 +73,7 @@ export function isStoreChange(value: unknown): boolean {
     items('deletedEndpoints').every((id) => typeof id === 'string') &&
     items('clearedAccounts').every((clearing) => isJsonObject(clearing) && typeof clearing.accountId === 'string' && typeof clearing.endpoints === 'boolean') &&
     items('accounts').every(isStoredAccount) &&
-    items('deletedAccounts').every((id) => typeof id === 'string')
+    items('deletedAccounts').every((id) => typeof id === 'string') &&
+    items('deletedWallets').every((id) => typeof id === 'string')
   );
 }

@@ -1,14 +1,14 @@
 /** Starts the real server (Fastify over the engine) on 127.0.0.1, port 0, for tests. */
+import { NwcRequestLog } from '../../src/http/nwc-requests.js';
 import { buildServer } from '../../src/http/server.js';
 import { webPagesOf, type WebPagesOptions } from '../../src/http/web-pages.js';
-import { createNodeSandbox, type NodeSandboxOptions } from '../../src/sandbox.node.js';
-import type { Sandbox } from '../../src/sandbox.js';
+import { createNodeSandbox, type NodeSandbox, type NodeSandboxOptions } from '../../src/sandbox.node.js';
 import { expect } from 'vitest';
 
 /** A running sandbox server. */
 export interface RunningServer {
   url: string;
-  sandbox: Sandbox;
+  sandbox: NodeSandbox;
   /** fetch against the server with a JSON body and a key (default: the custodial test key). */
   api(path: string, init?: ApiInit): Promise<ApiResult>;
   /** Creates a payment request (`createBody` with overrides), expects a 201 and returns the body. */
@@ -47,9 +47,12 @@ export async function startServer(
   options: NodeSandboxOptions = {},
   serverOptions: { bodyLimit?: number; web?: Omit<WebPagesOptions, 'live'> } = {},
 ): Promise<RunningServer> {
-  const sandbox = await createNodeSandbox(options);
+  // The dashboard's recent NIP-47 requests, as `lnpr serve` keeps them (and the caller's own listener, if any).
+  const nwcRequests = new NwcRequestLog();
+  const { onNwcRequest } = options;
+  const sandbox = await createNodeSandbox({ ...options, onNwcRequest: (record) => (nwcRequests.record(record), onNwcRequest?.(record)) });
   const { web, ...rest } = serverOptions;
-  const app = await buildServer({ handle: sandbox.handle, ...rest, web: webPagesOf(sandbox, web) });
+  const app = await buildServer({ handle: sandbox.handle, ...rest, web: webPagesOf(sandbox, { nwcRequests, ...web }), relay: sandbox.relay });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = app.listeningOrigin;
   return {

@@ -1,12 +1,16 @@
 /**
  * Everything the sandbox keeps for one account, erased as a whole: by a reset
  * (`POST /sandbox/v1/reset`), or with the account itself (`DELETE /sandbox/v1/accounts/{id}`).
- * Every part the engine keeps per account is listed here, so that neither can forget one; a new
- * per-account part (the request journal, test wallets: CONTRACT.md has a reset delete them) joins
+ * Every part the engine keeps per account is listed here, so that neither can forget one. What
+ * the store holds (requests, events, deliveries, test wallets and wallet transactions) goes with
+ * the store's clearing; a new per-account part outside it (the request journal) joins
  * `#eraseParts` when it exists.
  */
 import type { RuleBook } from '../payments/rules.js';
 import type { AccountClocks, SandboxStore } from '../ports.js';
+import type { TestWallets } from '../wallets/test-wallets.js';
+import type { WalletFaultBook } from '../wallets/wallet-faults.js';
+import type { WalletRecord } from '../wallets/wallet-records.js';
 
 /** What a reset erases: the account's activity (default), or also its set-up (`all`). */
 export type ResetScope = 'activity' | 'all';
@@ -17,6 +21,10 @@ export interface AccountDataDeps {
   /** The clocks whose moves run what falls due (the event machinery's). */
   clocks: AccountClocks;
   rules: RuleBook;
+  /** Faults of the sandbox-run connected wallets, set-up like rules. */
+  walletFaults: WalletFaultBook;
+  /** Told of the test wallets a reset or deletion erased, so their connections stop answering. */
+  testWallets: Pick<TestWallets, 'erased'>;
   /** Drops what is scheduled for the account (expiries, outcomes, delivery attempts). */
   forgetDue(accountId: string): void;
 }
@@ -36,26 +44,32 @@ export class AccountData {
    */
   async reset(accountId: string, scope: ResetScope): Promise<void> {
     const all = scope === 'all';
+    const wallets = this.#deps.store.walletsOf(accountId);
     // One write, made (and visible) before anything else runs: no expiry or attempt of the old
     // data can slip in between.
     const erased = this.#deps.store.commit({ clearedAccounts: [{ accountId, endpoints: all }] });
-    this.#eraseParts(accountId, all);
+    this.#eraseParts(accountId, all, wallets);
     await erased;
     await this.#deps.clocks.reset(accountId);
   }
 
   /** Erases everything of a deleted account: requests, events, deliveries, endpoints, clock, rules and its stored record. */
   async remove(accountId: string): Promise<void> {
+    const wallets = this.#deps.store.walletsOf(accountId);
     const erased = this.#deps.store.commit({ deletedAccounts: [accountId] });
-    this.#eraseParts(accountId, true);
+    this.#eraseParts(accountId, true, wallets);
     await erased;
   }
 
   /** What lives outside the store: the schedule, and (with the set-up) the account's rules. */
-  #eraseParts(accountId: string, setUp: boolean): void {
+  #eraseParts(accountId: string, setUp: boolean, wallets: WalletRecord[]): void {
     this.#deps.forgetDue(accountId);
-    if (setUp) this.#deps.rules.setAccountRules(accountId, []);
-    // The request journal and test wallets are erased here when they exist (CONTRACT.md: a reset
-    // deletes them, both scopes); API faults go with the set-up (`all`), as rules do.
+    this.#deps.testWallets.erased(wallets);
+    if (setUp) {
+      this.#deps.rules.setAccountRules(accountId, []);
+      this.#deps.walletFaults.set(accountId, {});
+    }
+    // The request journal is erased here when it exists (CONTRACT.md: a reset deletes it, both
+    // scopes); API faults and wallet faults go with the set-up (`all`), as rules do.
   }
 }

@@ -21,8 +21,10 @@ export interface AccountConfig {
   mode: 'custodial' | 'nwc';
   /** The relay of the account's Nostr Wallet Connect connection; required for `nwc`. */
   nwcRelay?: string;
-  /** Hex private key of the connected wallet's node, which signs this account's invoices; required for `nwc`. */
+  /** Hex private key of the connected wallet's node, which signs this account's invoices; an NWC account needs it or `nwcUrl`. */
   walletNodeKey?: string;
+  /** An NWC account's connected wallet run elsewhere (`nostr+walletconnect://…`), instead of one the sandbox runs. */
+  nwcUrl?: string;
   /** Webhook endpoints the account has from the start. */
   webhooks?: ConfiguredEndpoint[];
 }
@@ -49,8 +51,10 @@ export interface Account {
   id: string;
   isNwc: boolean;
   nwcRelay?: string;
-  /** Only for NWC accounts; custodial ones are signed by the service's node key. */
+  /** Only for NWC accounts whose wallet the sandbox runs; custodial ones are signed by the service's node key. */
   walletNodeKey?: Uint8Array;
+  /** An NWC account's connected wallet elsewhere, by its connection URL. */
+  nwcUrl?: string;
 }
 
 /** Whoever holds a valid key: the account behind it (none for a key that only manages accounts) and what it may do. */
@@ -84,10 +88,10 @@ export class AccountDirectory {
   constructor(config: AccountsConfig, created: Iterable<AccountRecord> = []) {
     for (const a of config.accounts) {
       if (this.#accounts.has(a.id)) throw new Error(`accounts: the id ${a.id} appears twice`);
-      if (a.mode === 'nwc' && (!a.nwcRelay || !a.walletNodeKey)) {
-        throw new Error(`accounts: the NWC account ${a.id} needs nwcRelay and walletNodeKey`);
+      if (a.mode === 'nwc' && !a.walletNodeKey && !a.nwcUrl) {
+        throw new Error(`accounts: the NWC account ${a.id} needs walletNodeKey (a wallet the sandbox runs) or nwcUrl (one elsewhere)`);
       }
-      this.#accounts.set(a.id, accountOf(a.id, a.mode, a.nwcRelay, a.walletNodeKey));
+      this.#accounts.set(a.id, { ...accountOf(a.id, a.mode, a.nwcRelay, a.walletNodeKey), ...(a.mode === 'nwc' && a.nwcUrl ? { nwcUrl: a.nwcUrl } : {}) });
       this.#configured.add(a.id);
     }
     const seen = new Set<string>();
@@ -190,7 +194,11 @@ export class AccountDirectory {
 }
 
 function accountOf(id: string, mode: 'custodial' | 'nwc', nwcRelay: string | undefined, walletNodeKey: string | undefined): Account {
-  return { id, isNwc: mode === 'nwc', ...(mode === 'nwc' ? { nwcRelay, walletNodeKey: hexToBytes(walletNodeKey!) } : {}) };
+  return {
+    id,
+    isNwc: mode === 'nwc',
+    ...(mode === 'nwc' ? { ...(nwcRelay ? { nwcRelay } : {}), ...(walletNodeKey ? { walletNodeKey: hexToBytes(walletNodeKey) } : {}) } : {}),
+  };
 }
 
 /** What a key without each permission is told. */

@@ -9,7 +9,7 @@ import type { DueSchedule } from '../due/due-schedule.js';
 import { newId } from '../ids.js';
 import type { PaymentRequestRecord, PaymentRequestStatus } from '../payments/payment-request.js';
 import { paymentRequestViewOf } from '../payments/payment-request-view.js';
-import type { AccountClocks, RandomSource, SandboxStore } from '../ports.js';
+import type { AccountClocks, RandomSource, SandboxStore, StoreChange } from '../ports.js';
 import { planDeliveries } from '../webhooks/delivery-plan.js';
 import { heldDeliveriesIn } from '../webhooks/held-deliveries.js';
 import type { PendingDeliveries } from '../webhooks/pending-deliveries.js';
@@ -56,11 +56,12 @@ export class ChangeLog {
   /**
    * Saves `record` (new, or changed from `previous`) with its event and deliveries; resolves once
    * durable. The write is made before this returns its promise, so reads see it at once.
+   * `alongside` joins the same write (a wallet's side of a payment).
    */
-  async save(record: PaymentRequestRecord, previous?: PaymentRequestRecord): Promise<void> {
+  async save(record: PaymentRequestRecord, previous?: PaymentRequestRecord, alongside?: StoreChange): Promise<void> {
     const { store, clocks, random, due, pending } = this.#deps;
     if (previous !== undefined && previous.status === record.status) {
-      await store.savePaymentRequest(record);
+      await (alongside === undefined ? store.savePaymentRequest(record) : store.commit({ ...alongside, paymentRequests: [record] }));
       return;
     }
     const event: EventRecord = {
@@ -73,7 +74,7 @@ export class ChangeLog {
     };
     const nowMs = clocks.now(record.accountId);
     const deliveries = pending.admit(planDeliveries(event, store.endpointsOf(record.accountId), heldDeliveriesIn(store), random, nowMs), nowMs);
-    const durable = store.commit({ paymentRequests: [record], events: [event], deliveries });
+    const durable = store.commit({ ...alongside, paymentRequests: [record], events: [event], deliveries });
     pending.note(deliveries);
     due.scheduleNextChange(record);
     await durable;

@@ -26,8 +26,12 @@ export interface PaymentRequestRecord {
   invoice: string;
   /** Hex, 64 characters. */
   paymentHash: string;
-  /** Hex, 64 characters; generated at creation, shown only once completed. */
-  preimage: string;
+  /**
+   * Hex, 64 characters, shown only once completed: drawn at creation (custodial), the sandbox-run
+   * connected wallet's (NWC), or, for a wallet outside the sandbox, learned when it reports the
+   * payment (absent until then).
+   */
+  preimage?: string;
   isNwc: boolean;
   nwcRelay?: string;
   feeAmount: number;

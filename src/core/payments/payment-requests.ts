@@ -4,7 +4,7 @@
  * mode, expiry, the invoice, scheduled outcomes), so every transport answers alike.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import type { CreatePaymentRequestBody } from '../../schemas/create-payment-request.js';
 import type { Caller } from '../accounts/accounts.js';
 import { ApiError } from '../pipeline/errors.js';
@@ -14,7 +14,8 @@ import { TERMINAL_STATUSES, type PaymentRequestRecord, type Transition } from '.
 import type { RuleBook } from './rules.js';
 import { applyTransition, asOf } from './state-machine.js';
 import type { ChangeLog } from '../events/change-log.js';
-import type { AccountClocks, InvoiceIssuer, RandomSource, SandboxStore } from '../ports.js';
+import type { AccountClocks, ConnectedWallets, InvoiceIssuer, RandomSource, SandboxStore, StoreChange } from '../ports.js';
+import { WalletError } from '../wallets/wallet-error.js';
 import type { SandboxSettings } from '../settings.js';
 
 /** What the operations need. */
@@ -29,6 +30,15 @@ export interface PaymentRequestDeps {
   rules: RuleBook;
   /** Saves each change with its event and the deliveries it owes. */
   changes: Pick<ChangeLog, 'save'>;
+  /** Where NWC accounts' invoices come from: their connected wallets. */
+  connectedWallets: ConnectedWallets;
+}
+
+/** The part of a payment-request record its invoice decides. */
+interface InvoiceParts {
+  invoice: string;
+  paymentHash: string;
+  preimage?: string;
 }
 
 /** Creates and reads payment requests on behalf of callers. */
@@ -41,24 +51,16 @@ export class PaymentRequests {
 
   /** Creates a pending payment request with a signed invoice; resolves once it is stored durably. */
   async create(caller: Caller, body: CreatePaymentRequestBody): Promise<PaymentRequestRecord> {
-    const { settings, clocks, invoices, random, serviceNodeKey, rules } = this.#deps;
+    const { settings, clocks, random, rules } = this.#deps;
     const { account } = caller;
     // Whole seconds, because the invoice's timestamp is: `createdAt` and the invoice then agree
     // exactly, and so do `expiresAt` and the invoice's timestamp + expiry.
     const createdAtMs = Math.floor(clocks.now(account.id) / 1000) * 1000;
     const expiresIn = body.expiresIn ?? settings.defaultExpiresIn;
-    const preimage = random.bytes(32);
-    const paymentHash = sha256(preimage);
+    const invoiced = account.isNwc
+      ? await this.#connectedInvoice(caller, body, expiresIn)
+      : this.#serviceInvoice(body, expiresIn, createdAtMs);
     const createdAt = new Date(createdAtMs).toISOString();
-    const invoice = invoices.issue({
-      amountSats: body.amount,
-      timestampSeconds: createdAtMs / 1000,
-      paymentHash,
-      paymentSecret: random.bytes(32),
-      description: body.description,
-      expirySeconds: expiresIn,
-      nodePrivateKey: account.walletNodeKey ?? serviceNodeKey,
-    });
     const id = newPaymentRequestId(random);
     const scheduledOutcome = rules.scheduleFor(
       { id, accountId: account.id, amount: body.amount, description: body.description, ...(body.metadata ? { metadata: body.metadata } : {}) },
@@ -73,11 +75,10 @@ export class PaymentRequests {
       destinationWallet: body.destinationWallet,
       ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
       expiresIn,
-      invoice,
-      paymentHash: bytesToHex(paymentHash),
-      preimage: bytesToHex(preimage),
+      ...invoiced,
       isNwc: account.isNwc,
-      ...(account.nwcRelay !== undefined ? { nwcRelay: account.nwcRelay } : {}),
+      // The relay of the account's connection (the sandbox's own for a wallet it runs).
+      ...(account.isNwc ? { nwcRelay: this.#deps.connectedWallets.connection(account).relay } : {}),
       ...feeFor(body.amount, settings.feeRounding, settings.feePercentageBelowThreshold),
       createdAt,
       expiresAt: new Date(createdAtMs + expiresIn * 1000).toISOString(),
@@ -86,6 +87,60 @@ export class PaymentRequests {
     };
     await this.#deps.changes.save(record);
     return record;
+  }
+
+  /** A custodial request's invoice: the service's node signs it, with a preimage drawn here. */
+  #serviceInvoice(body: CreatePaymentRequestBody, expiresIn: number, createdAtMs: number): InvoiceParts {
+    const { invoices, random, serviceNodeKey } = this.#deps;
+    const preimage = random.bytes(32);
+    const paymentHash = sha256(preimage);
+    const invoice = invoices.issue({
+      amountSats: body.amount,
+      timestampSeconds: createdAtMs / 1000,
+      paymentHash,
+      paymentSecret: random.bytes(32),
+      description: body.description,
+      expirySeconds: expiresIn,
+      nodePrivateKey: serviceNodeKey,
+    });
+    return { invoice, paymentHash: bytesToHex(paymentHash), preimage: bytesToHex(preimage) };
+  }
+
+  /**
+   * An NWC request's invoice: `make_invoice` to the account's connected wallet. The preimage of a
+   * sandbox-run wallet's invoice is known here (that wallet's ledger is this process's), kept
+   * secret until completion like a custodial one; a wallet elsewhere tells it when paid.
+   */
+  async #connectedInvoice(caller: Caller, body: CreatePaymentRequestBody, expiresIn: number): Promise<InvoiceParts> {
+    const { connectedWallets, store } = this.#deps;
+    try {
+      const made = await connectedWallets.makeInvoice(caller.account, { amountMsats: body.amount * 1000, description: body.description, expirySeconds: expiresIn });
+      const preimage = store.findWalletInvoice(made.paymentHash)?.preimage;
+      return { invoice: made.invoice, paymentHash: made.paymentHash, ...(preimage !== undefined ? { preimage } : {}) };
+    } catch (error) {
+      if (!(error instanceof WalletError)) throw error;
+      const message = `the wallet answered ${error.code}: ${error.message}`.slice(0, 500);
+      throw new ApiError('wallet_error', `The connected wallet refused make_invoice: ${message}.`, [{ field: 'wallet', code: 'wallet_refused', message }]);
+    }
+  }
+
+  /**
+   * Completes the NWC request whose invoice `paymentHash` names, as its connected wallet reports it
+   * paid with `preimage`; nothing for an unknown, another account's, already settled request or a
+   * preimage that does not match. Resolves once stored.
+   */
+  async settledByWallet(accountId: string, paymentHash: string, preimage: string): Promise<PaymentRequestRecord | undefined> {
+    const stored = this.#deps.store.findPaymentRequestByHash(paymentHash);
+    if (stored === undefined || stored.accountId !== accountId || !stored.isNwc) return undefined;
+    if (bytesToHex(sha256(hexBytes(preimage))) !== paymentHash) return undefined;
+    const current = asOf(stored, this.#deps.clocks.now(accountId));
+    if (current.status !== 'pending') return undefined;
+    return this.#transition(accountId, { ...stored, preimage }, 'complete');
+  }
+
+  /** Completes a request a wallet of the sandbox paid, its side of the payment in the same write. */
+  completePaid(record: PaymentRequestRecord, alongside: StoreChange): Promise<PaymentRequestRecord> {
+    return this.#transition(record.accountId, record, 'complete', alongside);
   }
 
   /** The caller's payment request as of its account's clock; another account's reads as absent. */
@@ -113,18 +168,13 @@ export class PaymentRequests {
     return asOf(stored, this.#deps.clocks.now(stored.accountId));
   }
 
-  /** Completes a payment request by id alone, as the hosted page's test wallet; 409 from a terminal state. */
-  payHosted(id: string): Promise<PaymentRequestRecord> {
-    const stored = this.#hosted(id);
-    return this.#transition(stored.accountId, stored, 'complete');
-  }
-
   /**
-   * Pays an invoice as a wallet would: decodes it, finds the caller's payment request with its
-   * payment hash, completes it. 400 for text that is not a valid BOLT11 invoice, 404 for an invoice
-   * of no request of this account, 409 for one already paid, failed or expired.
+   * The payment request a wallet of the world would pay with `invoice`, checked as the caller's
+   * and still pending: 400 for text that is not a valid BOLT11 invoice, 404 for an invoice of no
+   * request of this account, 409 for one already paid, failed or expired. Paying it is the
+   * ledger's (one settlement path for every payer).
    */
-  pay(caller: Caller, invoice: string): Promise<PaymentRequestRecord> {
+  payable(caller: Caller, invoice: string): PaymentRequestRecord {
     let paymentHash: string;
     try {
       paymentHash = this.#deps.invoices.paymentHashOf(invoice.trim());
@@ -134,10 +184,27 @@ export class PaymentRequests {
     }
     const record = this.#deps.store.findPaymentRequestByHash(paymentHash);
     if (record === undefined || record.accountId !== caller.account.id) throw new ApiError('invoice_not_found');
-    return this.#transition(caller.account.id, record, 'complete');
+    return this.#pending(record);
   }
 
-  async #transition(accountId: string, stored: PaymentRequestRecord, transition: Transition): Promise<PaymentRequestRecord> {
+  /** The caller's pending payment request by id, to be paid; 404, or 409 from a terminal state. */
+  payableOwned(caller: Caller, id: string): PaymentRequestRecord {
+    return this.#pending(this.#owned(caller, id));
+  }
+
+  /** Any account's pending payment request by id alone, for the hosted page's test wallet; 404, or 409 from a terminal state. */
+  payableHosted(id: string): PaymentRequestRecord {
+    return this.#pending(this.#hosted(id));
+  }
+
+  #pending(stored: PaymentRequestRecord): PaymentRequestRecord {
+    const current = asOf(stored, this.#deps.clocks.now(stored.accountId));
+    // Throws 409 from a terminal state, saying which.
+    applyTransition(current, 'complete', this.#deps.clocks.now(stored.accountId));
+    return current;
+  }
+
+  async #transition(accountId: string, stored: PaymentRequestRecord, transition: Transition, alongside?: StoreChange): Promise<PaymentRequestRecord> {
     const nowMs = this.#deps.clocks.now(accountId);
     const current = asOf(stored, nowMs);
     if (TERMINAL_STATUSES.has(current.status) && current !== stored) {
@@ -146,7 +213,7 @@ export class PaymentRequests {
       await this.#deps.changes.save(current, stored);
     }
     const next = applyTransition(current, transition, nowMs);
-    await this.#deps.changes.save(next, current);
+    await this.#deps.changes.save(next, current, alongside);
     return next;
   }
 
@@ -161,6 +228,10 @@ export class PaymentRequests {
     if (record === undefined) throw notFound(id);
     return record;
   }
+}
+
+function hexBytes(hex: string): Uint8Array {
+  return /^[0-9a-f]{64}$/.test(hex) ? hexToBytes(hex) : new Uint8Array(0);
 }
 
 function notFound(id: string): ApiError {

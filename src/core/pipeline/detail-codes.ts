@@ -32,6 +32,7 @@ const DETAIL_CATALOGUE = {
   unsupported_scheme: 'a webhook URL that is not `http` or `https`',
   host_not_allowed: 'a webhook URL whose host the sandbox may not deliver to',
   too_many_endpoints: 'the account already has the most webhook endpoints it may have',
+  wallet_refused: "the account's connected wallet answered a NIP-47 error (the message says which: `the wallet answered INTERNAL: …`)",
 } as const satisfies Record<string, string>;
 
 /** A stable detail code, part of the public surface. */

@@ -55,9 +55,14 @@ export function controlRoutes(): EngineRoute[] {
         access: 'create',
         answer: { status: 200, schema: paymentRequestSchema },
         errors: ['payment_request_not_found', 'invalid_transition'],
-        handle: async ({ caller, params }, { paymentRequests }) => ({
+        handle: async ({ caller, params }, { paymentRequests, ledger }) => ({
           status: 200,
-          body: toPaymentRequestView(await paymentRequests.transition(caller, params.id!, transition)),
+          body: toPaymentRequestView(
+            // Completing is the world paying: the one settlement path (an NWC request's wallet sees its invoice settled).
+            transition === 'complete'
+              ? await ledger.payForTheWorld(paymentRequests.payableOwned(caller, params.id!))
+              : await paymentRequests.transition(caller, params.id!, transition),
+          ),
         }),
       }),
     ),
@@ -69,9 +74,9 @@ export function controlRoutes(): EngineRoute[] {
       body: declareBody<{ invoice: string }>({ schema: payBodySchema, what: 'payment' }),
       answer: { status: 200, schema: payResultSchema },
       errors: ['invoice_not_found', 'invalid_transition'],
-      handle: async ({ caller, body }, { paymentRequests }) => {
-        const record = await paymentRequests.pay(caller, body.invoice);
-        const result: PayResult = { paymentRequestId: record.id, status: 'completed', preimage: record.preimage };
+      handle: async ({ caller, body }, { paymentRequests, ledger }) => {
+        const record = await ledger.payForTheWorld(paymentRequests.payable(caller, body.invoice));
+        const result: PayResult = { paymentRequestId: record.id, status: 'completed', preimage: record.preimage! };
         return { status: 200, body: result };
       },
     }),

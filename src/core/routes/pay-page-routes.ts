@@ -28,7 +28,10 @@ export function payPageRoutes(): EngineRoute[] {
       access: 'public',
       answer: { status: 200, schema: payPageSchema },
       errors: ['payment_request_not_found', 'invalid_transition'],
-      handle: async ({ params }, { paymentRequests, clocks }) => ({ status: 200, body: viewOf(clocks, await paymentRequests.payHosted(params.id!)) }),
+      handle: async ({ params }, { paymentRequests, ledger, clocks }) => ({
+        status: 200,
+        body: viewOf(clocks, await ledger.payForTheWorld(paymentRequests.payableHosted(params.id!))),
+      }),
     }),
   ];
 }

@@ -6,7 +6,10 @@ import type { WebhookEndpoints } from '../webhooks/webhook-endpoints.js';
 import type { PaymentRequests } from '../payments/payment-requests.js';
 import type { RuleBook } from '../payments/rules.js';
 import { type Access, type AnyRoute, type RouteDeclaration } from '../pipeline/route.js';
-import type { AccountClocks, SandboxStore } from '../ports.js';
+import type { AccountClocks, ConnectedWallets, SandboxStore } from '../ports.js';
+import type { TestWallets } from '../wallets/test-wallets.js';
+import type { WalletFaultBook } from '../wallets/wallet-faults.js';
+import type { WalletLedger } from '../wallets/wallet-ledger.js';
 
 /** The engine's parts, as handlers use them. */
 export interface RouteDeps {
@@ -19,6 +22,14 @@ export interface RouteDeps {
   accounts: AccountRegistry;
   /** Resets an account's data. */
   accountData: AccountData;
+  /** Every sandbox-run wallet's money: invoices, lookups, the one settlement path. */
+  ledger: WalletLedger;
+  /** The accounts' test wallets. */
+  testWallets: TestWallets;
+  /** NWC accounts' connected wallets. */
+  connectedWallets: ConnectedWallets;
+  /** Faults of the sandbox-run connected wallets. */
+  walletFaults: WalletFaultBook;
   /** The store's health, for `GET /healthz`. */
   storage: Pick<SandboxStore, 'health'>;
 }

@@ -8,9 +8,10 @@ import { controlRoutes } from './control-routes.js';
 import { payPageRoutes } from './pay-page-routes.js';
 import type { EngineRoute } from './route-deps.js';
 import { v1Routes } from './v1-routes.js';
+import { walletRoutes } from './wallet-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
 
 /** The routes of a sandbox with `settings`: v1 and the health check, and the controls unless turned off. */
 export function routeTable(settings: SandboxSettings): EngineRoute[] {
-  return [...v1Routes(settings), ...(settings.controls ? [...controlRoutes(), ...webhookRoutes(), ...payPageRoutes(), ...accountRoutes()] : [])];
+  return [...v1Routes(settings), ...(settings.controls ? [...controlRoutes(), ...webhookRoutes(), ...payPageRoutes(), ...accountRoutes(), ...walletRoutes()] : [])];
 }

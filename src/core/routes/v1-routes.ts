@@ -32,6 +32,8 @@ export function v1Routes(settings: SandboxSettings): EngineRoute[] {
       access: 'create',
       body: createBody(settings),
       answer: { status: 201, schema: paymentRequestSchema },
+      // NWC accounts' invoices come from their connected wallet, which may refuse or be silent.
+      errors: ['wallet_error', 'wallet_unavailable'],
       handle: async ({ caller, body }, { paymentRequests }) => {
         const record = await paymentRequests.create(caller, body);
         return { status: 201, body: paymentRequestJson(record), headers: { location: `${COLLECTION}/${record.id}` } };

@@ -1,0 +1,268 @@
+/**
+ * What every wallet the sandbox runs does with money: make invoices, look them up, list
+ * transactions, and pay. Paying is the one settlement path of the sandbox: a test wallet's
+ * `pay_invoice`, the pay page's "Pay with test wallet" and `POST /sandbox/v1/pay` all come here, so
+ * an invoice settles the same way whoever pays it. I/O-free: the NIP-47 transport (Node, over the
+ * relay) and the in-process wallets (MSW) call it, and publish the notifications it emits.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { newId } from '../ids.js';
+import { cryptoRandom } from '../random.js';
+import { Listeners } from '../events/listeners.js';
+import { ApiError } from '../pipeline/errors.js';
+import type { PaymentRequestRecord } from '../payments/payment-request.js';
+import { asOf } from '../payments/state-machine.js';
+import type { AccountClocks, InvoiceIssuer, RandomSource, SandboxStore, StoreChange } from '../ports.js';
+import { toNip47Transaction, type Nip47Notification, type Nip47Transaction } from './nip47-transaction.js';
+import { WalletError } from './wallet-error.js';
+import { merchantWalletId, type WalletRecord, type WalletTransactionRecord } from './wallet-records.js';
+
+/** A wallet the sandbox runs: a test wallet, or an NWC account's connected wallet. */
+export interface WalletRef {
+  walletId: string;
+  accountId: string;
+  /** Signs the wallet's invoices. */
+  nodeKey: Uint8Array;
+}
+
+/** What `make_invoice` asks for. */
+export interface MakeInvoiceParams {
+  amountMsats: number;
+  description?: string;
+  /** Seconds; 1 hour when absent. */
+  expirySeconds?: number;
+}
+
+/** Hears each notification a wallet sends (the transport publishes it to the wallet's client). */
+export type WalletNotificationListener = (walletId: string, notification: Nip47Notification) => void;
+
+/** What the ledger needs. */
+export interface WalletLedgerDeps {
+  store: SandboxStore;
+  clocks: AccountClocks;
+  invoices: InvoiceIssuer;
+  random: RandomSource;
+  /**
+   * Completes a custodial payment request paid by a wallet, writing `alongside` (the payer's
+   * side) in the same durable write; rejects as a transition would.
+   */
+  completeRequest(record: PaymentRequestRecord, alongside: StoreChange): Promise<PaymentRequestRecord>;
+  onError(error: unknown): void;
+}
+
+const DEFAULT_INVOICE_EXPIRY_SECONDS = 3600;
+
+/** Invoices, lookups and payments of the sandbox's wallets. */
+export class WalletLedger {
+  readonly #deps: WalletLedgerDeps;
+  readonly #listeners: Listeners<Parameters<WalletNotificationListener>>;
+  /** Payments in flight by payment hash, so two payers cannot both pay one invoice. */
+  readonly #paying = new Set<string>();
+
+  constructor(deps: WalletLedgerDeps) {
+    this.#deps = deps;
+    this.#listeners = new Listeners(deps.onError);
+  }
+
+  /** Calls `listener` with every notification from now on; returns the function that stops it. */
+  onNotification(listener: WalletNotificationListener): () => void {
+    return this.#listeners.add(listener);
+  }
+
+  /** Makes an invoice the wallet will be paid by; resolves once stored. */
+  async makeInvoice(wallet: WalletRef, params: MakeInvoiceParams): Promise<WalletTransactionRecord> {
+    const { clocks, invoices, random, store } = this.#deps;
+    // A test wallet erased since its connection was served must not take payments into nothing.
+    if (!wallet.walletId.startsWith('merchant:') && store.getWallet(wallet.walletId) === undefined) {
+      throw new WalletError('UNAUTHORIZED', 'this test wallet no longer exists');
+    }
+    // Past 2^53 msats (~90,000 BTC) a JSON number cannot hold every multiple of 1000: the nearest
+    // sat is taken there, as the amount cannot have been meant to the msat.
+    const exact = Number.isSafeInteger(params.amountMsats);
+    if (!(params.amountMsats >= 1000) || (exact && params.amountMsats % 1000 !== 0) || (!exact && !Number.isFinite(params.amountMsats))) {
+      throw new WalletError('OTHER', 'amount must be a whole number of sats: a multiple of 1000 msats, at least 1000');
+    }
+    const amountSats = Math.round(params.amountMsats / 1000);
+    const expirySeconds = params.expirySeconds ?? DEFAULT_INVOICE_EXPIRY_SECONDS;
+    if (!Number.isSafeInteger(expirySeconds) || expirySeconds < 1) throw new WalletError('OTHER', 'expiry must be a positive whole number of seconds');
+    const createdAt = Math.floor(clocks.now(wallet.accountId) / 1000);
+    const preimage = random.bytes(32);
+    const paymentHash = sha256(preimage);
+    const description = params.description ?? '';
+    const invoice = invoices.issue({
+      amountSats,
+      timestampSeconds: createdAt,
+      paymentHash,
+      paymentSecret: random.bytes(32),
+      description,
+      expirySeconds,
+      nodePrivateKey: wallet.nodeKey,
+    });
+    const transaction: WalletTransactionRecord = {
+      // Not the engine's random source, which fixtures seed: invoices stay what they were.
+      id: newId('tx_', cryptoRandom),
+      walletId: wallet.walletId,
+      accountId: wallet.accountId,
+      type: 'incoming',
+      state: 'pending',
+      invoice,
+      description,
+      preimage: bytesToHex(preimage),
+      paymentHash: bytesToHex(paymentHash),
+      amountMsats: amountSats * 1000,
+      feesPaidMsats: 0,
+      createdAt,
+      expiresAt: createdAt + expirySeconds,
+    };
+    await store.commit({ walletTransactions: [transaction] });
+    return transaction;
+  }
+
+  /** An invoice of this wallet, in or out, by payment hash or invoice text; NOT_FOUND otherwise. */
+  lookup(wallet: Pick<WalletRef, 'walletId' | 'accountId'>, query: { paymentHash?: string; invoice?: string }): Nip47Transaction {
+    const paymentHash = query.paymentHash ?? (query.invoice !== undefined ? this.#paymentHashOf(query.invoice, 'NOT_FOUND') : undefined);
+    if (paymentHash === undefined) throw new WalletError('OTHER', 'lookup_invoice needs payment_hash or invoice');
+    const found = this.#deps.store.walletTransactionsOf(wallet.walletId).find((transaction) => transaction.paymentHash === paymentHash);
+    if (found === undefined) throw new WalletError('NOT_FOUND', `this wallet has no invoice or payment with payment hash ${paymentHash.slice(0, 64)}`);
+    return toNip47Transaction(found, this.#nowSeconds(wallet.accountId));
+  }
+
+  /** The wallet's transactions, newest first, as `list_transactions` filters them. */
+  transactions(
+    wallet: Pick<WalletRef, 'walletId' | 'accountId'>,
+    filter: { from?: number; until?: number; limit?: number; offset?: number; unpaid?: boolean; type?: 'incoming' | 'outgoing' } = {},
+  ): Nip47Transaction[] {
+    const nowSeconds = this.#nowSeconds(wallet.accountId);
+    const shown = this.#deps.store
+      .walletTransactionsOf(wallet.walletId)
+      .filter(
+        (transaction) =>
+          (filter.from === undefined || transaction.createdAt >= filter.from) &&
+          (filter.until === undefined || transaction.createdAt <= filter.until) &&
+          (filter.type === undefined || transaction.type === filter.type) &&
+          (filter.unpaid === true || transaction.state === 'settled'),
+      )
+      .map((transaction) => toNip47Transaction(transaction, nowSeconds));
+    const offset = filter.offset ?? 0;
+    return shown.slice(offset, filter.limit === undefined ? undefined : offset + filter.limit);
+  }
+
+  /**
+   * Pays `invoice` from `payer` (a test wallet; none when the world pays: the pay page, `POST
+   * /sandbox/v1/pay`). Settles at once whatever the sandbox's own wallets wait for: a pending
+   * payment request of any account (custodial: completed here; NWC: its connected wallet is
+   * paid and reports it), or another test wallet's invoice. `fees_paid` is 0. Errors are NIP-47's:
+   * INSUFFICIENT_BALANCE, PAYMENT_FAILED for an invoice that is unknown, expired, paid or failed.
+   */
+  async pay(payer: WalletRecord | undefined, invoice: string): Promise<{ preimage: string; feesPaidMsats: number; paymentRequest?: PaymentRequestRecord }> {
+    const paymentHash = this.#paymentHashOf(invoice, 'PAYMENT_FAILED');
+    if (this.#paying.has(paymentHash)) throw new WalletError('PAYMENT_FAILED', 'this invoice is being paid already');
+    this.#paying.add(paymentHash);
+    try {
+      return await this.#pay(payer, invoice.trim(), paymentHash);
+    } finally {
+      this.#paying.delete(paymentHash);
+    }
+  }
+
+  async #pay(payer: WalletRecord | undefined, invoice: string, paymentHash: string) {
+    const { store } = this.#deps;
+    const request = store.findPaymentRequestByHash(paymentHash);
+    const walletInvoice = store.findWalletInvoice(paymentHash);
+    const amountMsats = request !== undefined ? request.amount * 1000 : walletInvoice?.amountMsats;
+    if (amountMsats === undefined) throw new WalletError('PAYMENT_FAILED', 'no wallet of this sandbox can be paid by this invoice (an invoice of another node)');
+    if (request !== undefined) {
+      const current = asOf(request, this.#deps.clocks.now(request.accountId));
+      if (current.status !== 'pending') throw new WalletError('PAYMENT_FAILED', `the invoice's payment request is ${current.status}`);
+    }
+    if (walletInvoice !== undefined) this.#checkPayable(walletInvoice);
+    else if (request?.isNwc) throw new WalletError('PAYMENT_FAILED', "the invoice belongs to a connected wallet outside this sandbox, which it cannot pay");
+    if (payer !== undefined && walletInvoice?.walletId === payer.id) throw new WalletError('PAYMENT_FAILED', 'a wallet cannot pay its own invoice');
+    if (payer !== undefined && payer.balanceMsats < amountMsats) {
+      throw new WalletError('INSUFFICIENT_BALANCE', `the wallet holds ${payer.balanceMsats} msats; the invoice asks ${amountMsats}`);
+    }
+    const change: StoreChange = { walletTransactions: [], wallets: [] };
+    const notifications: Array<[string, Nip47Notification]> = [];
+    let preimage: string;
+    if (walletInvoice !== undefined) {
+      preimage = walletInvoice.preimage!;
+      const settledAt = this.#nowSeconds(walletInvoice.accountId);
+      const received: WalletTransactionRecord = { ...walletInvoice, state: 'settled', settledAt };
+      change.walletTransactions!.push(received);
+      const payee = store.getWallet(walletInvoice.walletId);
+      if (payee !== undefined && payee.id !== payer?.id) change.wallets!.push({ ...payee, balanceMsats: payee.balanceMsats + amountMsats });
+      notifications.push([walletInvoice.walletId, { notification_type: 'payment_received', notification: toNip47Transaction(received, settledAt) }]);
+    } else if (request!.preimage !== undefined) {
+      preimage = request!.preimage;
+    } else {
+      throw new WalletError('PAYMENT_FAILED', "the invoice belongs to a connected wallet outside this sandbox, which it cannot pay");
+    }
+    if (payer !== undefined) {
+      const sentAt = this.#nowSeconds(payer.accountId);
+      const sent: WalletTransactionRecord = {
+        id: newId('tx_', this.#deps.random),
+        walletId: payer.id,
+        accountId: payer.accountId,
+        type: 'outgoing',
+        state: 'settled',
+        invoice,
+        ...(request !== undefined ? { description: request.description } : walletInvoice?.description !== undefined ? { description: walletInvoice.description } : {}),
+        preimage,
+        paymentHash,
+        amountMsats,
+        feesPaidMsats: 0,
+        createdAt: sentAt,
+        settledAt: sentAt,
+      };
+      change.walletTransactions!.push(sent);
+      const current = change.wallets!.find((wallet) => wallet.id === payer.id) ?? store.getWallet(payer.id) ?? payer;
+      const debited = { ...current, balanceMsats: current.balanceMsats - amountMsats };
+      change.wallets = [...change.wallets!.filter((wallet) => wallet.id !== payer.id), debited];
+      notifications.push([payer.id, { notification_type: 'payment_sent', notification: toNip47Transaction(sent, sentAt) }]);
+    }
+    let paymentRequest: PaymentRequestRecord | undefined;
+    // A custodial request is the service's own invoice: completed here, with the payer's side in
+    // the same write. An NWC request's invoice is its connected wallet's, which was just paid: the
+    // service learns it from that wallet's notification (or lookup), as a real one would; unless
+    // the world paid (the control API, the pay page), whose answer is the completed request.
+    if (request !== undefined && (!request.isNwc || payer === undefined)) paymentRequest = await this.#deps.completeRequest(request, change);
+    else await store.commit(change);
+    for (const [walletId, notification] of notifications) this.#listeners.emit(walletId, notification);
+    return { preimage, feesPaidMsats: 0, ...(paymentRequest ? { paymentRequest } : {}) };
+  }
+
+  /**
+   * Pays a pending payment request as the world would (the control API's `POST /sandbox/v1/pay`,
+   * the pay page's test wallet): the same settlement, answered with the completed request; a
+   * refusal is a 409 saying why.
+   */
+  async payForTheWorld(record: PaymentRequestRecord): Promise<PaymentRequestRecord> {
+    try {
+      const { paymentRequest } = await this.pay(undefined, record.invoice);
+      return paymentRequest!;
+    } catch (error) {
+      if (!(error instanceof WalletError)) throw error;
+      throw new ApiError('invalid_transition', `Cannot pay payment request ${record.id}: ${error.message}.`);
+    }
+  }
+
+  #checkPayable(walletInvoice: WalletTransactionRecord): void {
+    const state = toNip47Transaction(walletInvoice, this.#nowSeconds(walletInvoice.accountId)).state;
+    if (state !== 'pending') throw new WalletError('PAYMENT_FAILED', `the invoice is ${state === 'settled' ? 'paid already' : state}`);
+  }
+
+  #paymentHashOf(invoice: string, code: 'PAYMENT_FAILED' | 'NOT_FOUND'): string {
+    try {
+      return this.#deps.invoices.paymentHashOf(invoice.trim());
+    } catch (error) {
+      throw new WalletError(code, `not a valid BOLT11 invoice: ${(error as Error).message}`);
+    }
+  }
+
+  #nowSeconds(accountId: string): number {
+    return Math.floor(this.#deps.clocks.now(accountId) / 1000);
+  }
+}
+
+export { merchantWalletId };
