@@ -139,11 +139,11 @@ describe('accounts for isolated runs', () => {
     expect(new Set([secret, readOnly, other.keys.secret, other.keys.readOnly]).size).toBe(4);
   });
 
-  it('an NWC account: non-custodial requests on the default NWC relay, signed by a wallet key of its own', async () => {
+  it("an NWC account: non-custodial requests on the sandbox's own relay, signed by a wallet key of its own", async () => {
     const account = await newAccount({ mode: 'nwc' });
     expect(account).toMatchObject({ mode: 'nwc', name: null });
     const created = await server.create({}, account.keys.secret);
-    expect(created).toMatchObject({ isNwc: true, nwcRelay: 'wss://relay.sandbox.lnpr.test' });
+    expect(created).toMatchObject({ isNwc: true, nwcRelay: `${server.url.replace('http', 'ws')}/nostr` });
     const signers = new Set([created, await server.create(), await server.create({}, KEYS.nwc)].map((pr) => decodeInvoice(pr.invoice).payeeNodeKey));
     expect(signers.size).toBe(3);
   });

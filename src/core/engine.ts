@@ -19,12 +19,10 @@ import { routeTable } from './routes/route-table.js';
 import type { SandboxSettings } from './settings.js';
 import type { Rule } from '../schemas/rules.js';
 import { ApiLoad } from './webhooks/api-load.js';
-import { inProcessConnectedWallets } from './wallets/in-process-wallets.js';
-import { TestWallets } from './wallets/test-wallets.js';
-import { WalletLedger } from './wallets/wallet-ledger.js';
-import { WalletFaultBook } from './wallets/wallet-faults.js';
 import type { WalletParts } from './wallets/wallet-parts.js';
-import { SettlementWatch } from './wallets/settlement-watch.js';
+import { createWalletMachinery } from './wallets/wallet-machinery.js';
+import type { TestWallets } from './wallets/test-wallets.js';
+import type { WalletLedger } from './wallets/wallet-ledger.js';
 import { platformTimers } from './due/platform-timers.js';
 
 /** Everything the engine is made of. */
@@ -119,48 +117,24 @@ export function createEngine(options: EngineOptions): Engine {
   for (const account of options.accounts.accounts) {
     for (const webhook of account.webhooks ?? []) events.endpoints.ensure(account.id, webhook).catch(onUnexpectedError);
   }
-  const relayUrl = options.relayUrl ?? (() => IN_PROCESS_RELAY_URL);
-  const walletFaults = new WalletFaultBook();
-  // The ledger completes custodial requests its wallets pay; the requests' own operations are
-  // made just below (the closure is called only once a payment is made).
-  const ledger = new WalletLedger({
+  const wallets = createWalletMachinery({
     store,
     clocks,
+    wall: options.wall,
     invoices: options.invoices,
     random: options.random,
-    completeRequest: (record, alongside) => paymentRequests.completePaid(record, alongside),
+    timers: options.timers ?? platformTimers,
+    directory,
+    changeLog: events.changeLog,
+    nwcTimeoutSeconds: settings.nwcTimeoutSeconds,
+    relayUrl: options.relayUrl ?? (() => IN_PROCESS_RELAY_URL),
+    ...(options.connectedWallets ? { connectedWallets: options.connectedWallets } : {}),
+    requests: () => paymentRequests,
     onError: onUnexpectedError,
   });
-  const timers = options.timers ?? platformTimers;
-  const testWallets = new TestWallets({ store, wall: options.wall, random: cryptoRandom, relayUrl, onError: onUnexpectedError });
-  const walletParts: WalletParts = {
-    ledger,
-    testWallets,
-    faults: walletFaults,
-    store,
-    timers,
-    timeoutMs: settings.nwcTimeoutSeconds * 1000,
-    relayUrl,
-    onError: onUnexpectedError,
-  };
-  const connectedWallets = (options.connectedWallets ?? inProcessConnectedWallets)(walletParts);
+  const { ledger, testWallets, connectedWallets, faults: walletFaults } = wallets;
   const paymentRequests: PaymentRequests = new PaymentRequests({ ...options, clocks, rules, changes: events.changeLog, connectedWallets });
-  const settledByWallet = (accountId: string, paymentHash: string, preimage: string) => paymentRequests.settledByWallet(accountId, paymentHash, preimage);
-  connectedWallets.start((accountId, paymentHash, preimage) => {
-    settledByWallet(accountId, paymentHash, preimage).catch(onUnexpectedError);
-  });
-  const settlementWatch = new SettlementWatch({
-    store,
-    clocks,
-    wallets: connectedWallets,
-    timers,
-    accountOf: (accountId) => directory.accounts.get(accountId),
-    settled: settledByWallet,
-    onError: onUnexpectedError,
-  });
-  events.changeLog.subscribe((event) => {
-    if (event.type === 'payment_request.created' && event.data.isNwc) settlementWatch.watch(store.getPaymentRequest(event.data.id)!);
-  });
+  wallets.start();
   const accountData = new AccountData({ store, clocks, rules, walletFaults, testWallets, forgetDue: (accountId) => events.forget(accountId) });
   // Keys and wallet node keys are secrets: crypto-strong whatever the engine's random source.
   const accounts = new AccountRegistry({ directory, store, wall: options.wall, random: cryptoRandom, data: accountData, config: options.accounts });
@@ -193,8 +167,7 @@ export function createEngine(options: EngineOptions): Engine {
     onClockMove: (listener) => events.onClockMove(listener),
     close: () => {
       events.close();
-      settlementWatch.close();
-      connectedWallets.close();
+      wallets.close();
     },
   };
 }

@@ -177,7 +177,9 @@ export class WalletLedger {
       if (current.status !== 'pending') throw new WalletError('PAYMENT_FAILED', `the invoice's payment request is ${current.status}`);
     }
     if (walletInvoice !== undefined) this.#checkPayable(walletInvoice);
-    else if (request?.isNwc) throw new WalletError('PAYMENT_FAILED', "the invoice belongs to a connected wallet outside this sandbox, which it cannot pay");
+    // An NWC request whose wallet is outside the sandbox: only that wallet can be paid. (One with a
+    // preimage but no wallet invoice, loaded from a fixtures file, is settled like a custodial one.)
+    else if (request?.isNwc && request.preimage === undefined) throw new WalletError('PAYMENT_FAILED', "the invoice belongs to a connected wallet outside this sandbox, which it cannot pay");
     if (payer !== undefined && walletInvoice?.walletId === payer.id) throw new WalletError('PAYMENT_FAILED', 'a wallet cannot pay its own invoice');
     if (payer !== undefined && payer.balanceMsats < amountMsats) {
       throw new WalletError('INSUFFICIENT_BALANCE', `the wallet holds ${payer.balanceMsats} msats; the invoice asks ${amountMsats}`);
@@ -225,8 +227,9 @@ export class WalletLedger {
     // A custodial request is the service's own invoice: completed here, with the payer's side in
     // the same write. An NWC request's invoice is its connected wallet's, which was just paid: the
     // service learns it from that wallet's notification (or lookup), as a real one would; unless
-    // the world paid (the control API, the pay page), whose answer is the completed request.
-    if (request !== undefined && (!request.isNwc || payer === undefined)) paymentRequest = await this.#deps.completeRequest(request, change);
+    // the world paid (the control API, the pay page), whose answer is the completed request, or no
+    // wallet of the sandbox made the invoice (fixtures), so none would report it.
+    if (request !== undefined && (!request.isNwc || payer === undefined || walletInvoice === undefined)) paymentRequest = await this.#deps.completeRequest(request, change);
     else await store.commit(change);
     for (const [walletId, notification] of notifications) this.#listeners.emit(walletId, notification);
     return { preimage, feesPaidMsats: 0, ...(paymentRequest ? { paymentRequest } : {}) };
