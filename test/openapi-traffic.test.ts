@@ -211,6 +211,35 @@ describe('every answer the sandbox sends conforms to its OpenAPI document', () =
     expect((await call('POST', '/sandbox/v1/wallets', { body: { balance: 1 } })).body.error.code).toBe('wallet_limit_reached');
     for (const id of wallets) expect((await call('DELETE', `/sandbox/v1/wallets/${id}`)).status).toBe(204);
 
+    // API faults, the request journal, and the rate limit (on a second server that has one).
+    const faults = { faults: [{ match: { method: 'GET', path: '/api/v1/payment-requests/{id}/status' }, times: 1, fault: { status: 503, retryAfter: 1 } }], seed: 3 };
+    expect((await call('PUT', '/sandbox/v1/faults', { body: faults })).body.faults[0]).toMatchObject({ matched: 0, fired: 0 });
+    expect((await call('GET', `/api/v1/payment-requests/${created.body.id}/status`)).body.error.code).toBe('simulated_fault');
+    expect((await call('GET', '/sandbox/v1/faults', { key: KEYS.readonly })).body.faults[0]).toMatchObject({ matched: 1, fired: 1 });
+    expect((await call('PUT', '/sandbox/v1/faults', { body: { faults: [{ fault: { status: 418 } }] } })).body.error.details[0].field).toBe('faults.0.fault.status');
+    expect((await call('PUT', '/sandbox/v1/faults', { body: { faults: [] } })).body.faults).toEqual([]);
+    expect((await call('GET', '/sandbox/v1/requests?method=GET&status=503&limit=5')).body.data[0]).toMatchObject({ status: 503, fault: { status: 503 } });
+    expect((await call('GET', '/sandbox/v1/requests?since=yesterday')).body.error.details[0].field).toBe('since');
+    expect((await call('DELETE', '/sandbox/v1/requests')).status).toBe(204);
+    const limited = await startServer({ settings: { rateLimit: 1 } });
+    try {
+      const limitedCall = (method: string, path: string, body?: unknown) => recordedFetch(limited.url + path, {
+        method,
+        headers: { authorization: `Bearer ${KEYS.custodial}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      const first = await (await limitedCall('POST', '/api/v1/payment-requests', createBody())).json() as Json;
+      for (const path of ['/api/v1/payment-requests', `/api/v1/payment-requests/${first.id}`, `/api/v1/payment-requests/${first.id}/status`]) {
+        // Two calls in the same second, at least one over the limit.
+        const answers = await Promise.all([0, 1].map(() => (path.endsWith('requests') ? limitedCall('POST', path, createBody()) : limitedCall('GET', path))));
+        expect(answers.map((answer) => answer.status), path).toContain(429);
+        await Promise.all(answers.map((answer) => answer.text()));
+        await new Promise((resolve) => setTimeout(resolve, 1_000 - (Date.now() % 1_000) + 5));
+      }
+    } finally {
+      await limited.close();
+    }
+
     // Walked from the document: for every operation, no key and an unknown key (401), a bad body
     // (400 twice, 415, 413), an unknown id in the path (404); for every path, a method it lacks (405).
     const tooLarge = `{"blob":"${'x'.repeat(1024 * 1024)}"}`;

@@ -43,6 +43,8 @@ export const SERVE_USAGE = `Usage: lnpr serve [options]
                         --host is not loopback (repeatable; * for any)
   --nwc-timeout SECONDS how long an NWC account's connected wallet has to answer make_invoice
                         before a create gets 502 wallet_unavailable (default 10, at most 300)
+  --rate-limit N        at most N /api/v1 calls per second per API key (429 rate_limited beyond,
+                        with Retry-After and RateLimit-* headers; default 0: no limit)
   --log-level LEVEL     fatal, error, warn, info (default: a line per request), debug, trace or silent
   --log-format FORMAT   pretty (default on a terminal) or json (default otherwise: pino JSON lines)
 `;
@@ -73,6 +75,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
       'webhook-secret': { type: 'string' },
       'webhook-allow-host': { type: 'string', multiple: true },
       'nwc-timeout': { type: 'string' },
+      'rate-limit': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -88,6 +91,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
   const minAmount = values['min-amount'] === undefined ? undefined : wholeNumber('--min-amount', values['min-amount'], 1);
   const bodyLimit = wholeNumber('--body-limit', values['body-limit'] ?? '1048576', 1);
   const nwcTimeoutSeconds = wholeNumber('--nwc-timeout', values['nwc-timeout'] ?? '10', 1, 300);
+  const rateLimit = wholeNumber('--rate-limit', values['rate-limit'] ?? '0', 0);
   const publicUrl = values['public-url'] === undefined ? undefined : origin('--public-url', values['public-url']);
   const corsOrigins = (values['cors-origin'] ?? []).map((value) => origin('--cors-origin', value));
   const log = createLogOutput({
@@ -107,7 +111,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
     rules,
     ...(accounts ? { accounts } : {}),
     ...(dataFile ? { dataFile } : {}),
-    settings: { minAmount, controls: !values['no-controls'], webhookAllowedHosts: webhooks.addressPolicy, nwcTimeoutSeconds },
+    settings: { minAmount, controls: !values['no-controls'], webhookAllowedHosts: webhooks.addressPolicy, nwcTimeoutSeconds, rateLimit },
     onNwcRequest: nwcRequests.record,
   }).catch((error: unknown) => {
     throw error instanceof ApiError ? new UsageError(`behaviour rules: ${error.message}`) : error;

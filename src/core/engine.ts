@@ -21,6 +21,10 @@ import type { Rule } from '../schemas/rules.js';
 import { ApiLoad } from './webhooks/api-load.js';
 import type { WalletParts } from './wallets/wallet-parts.js';
 import { createWalletMachinery } from './wallets/wallet-machinery.js';
+import { ApiFaultBook } from './resilience/api-faults.js';
+import { RequestJournal, type JournalFilter } from './resilience/request-journal.js';
+import { withResilience } from './resilience/resilient-handler.js';
+import type { JournalEntryView } from '../schemas/faults.js';
 import type { TestWallets } from './wallets/test-wallets.js';
 import type { WalletLedger } from './wallets/wallet-ledger.js';
 import { platformTimers } from './due/platform-timers.js';
@@ -80,6 +84,13 @@ export interface Engine {
   ledger: WalletLedger;
   /** The accounts' test wallets. */
   testWallets: TestWallets;
+  /**
+   * The account's journaled `/api/v1` calls, newest first (what `GET /sandbox/v1/requests`
+   * answers): e.g. `sandbox.requests('acct_custodial', { method: 'POST' })`.
+   */
+  requests(accountId: string, filter?: JournalFilter): JournalEntryView[];
+  /** The accounts' API faults (`PUT /sandbox/v1/faults`). */
+  apiFaults: ApiFaultBook;
   /** NWC accounts' connected wallets. */
   connectedWallets: ConnectedWallets;
   /** Calls `listener` with every event (each change of a payment request) and its account; returns the function that stops it. */
@@ -135,20 +146,25 @@ export function createEngine(options: EngineOptions): Engine {
   const { ledger, testWallets, connectedWallets, faults: walletFaults } = wallets;
   const paymentRequests: PaymentRequests = new PaymentRequests({ ...options, clocks, rules, changes: events.changeLog, connectedWallets });
   wallets.start();
-  const accountData = new AccountData({ store, clocks, rules, walletFaults, testWallets, forgetDue: (accountId) => events.forget(accountId) });
+  const apiFaults = new ApiFaultBook();
+  const journal = new RequestJournal();
+  const accountData = new AccountData({ store, clocks, rules, walletFaults, testWallets, apiFaults, journal, forgetDue: (accountId) => events.forget(accountId) });
   // Keys and wallet node keys are secrets: crypto-strong whatever the engine's random source.
   const accounts = new AccountRegistry({ directory, store, wall: options.wall, random: cryptoRandom, data: accountData, config: options.accounts });
   const routes = [...routeTable(settings), ...(options.extraRoutes ?? [])];
   const handleRoute = createRequestHandler(routes, {
-    deps: { paymentRequests, clocks, rules, endpoints: events.endpoints, log: events.log, storage: store, accounts, accountData, ledger, testWallets, connectedWallets, walletFaults },
+    deps: { paymentRequests, clocks, rules, endpoints: events.endpoints, log: events.log, storage: store, accounts, accountData, ledger, testWallets, connectedWallets, walletFaults, apiFaults, journal },
     directory,
     onUnexpectedError,
   });
+  const handleResiliently = withResilience(handleRoute, { directory, faults: apiFaults, journal, wall: options.wall, rateLimit: settings.rateLimit });
   return {
     handle: (request) => {
       apiLoad.noteRequest();
-      return handleRoute(request);
+      return handleResiliently(request);
     },
+    requests: (accountId, filter = {}) => journal.list(accountId, filter),
+    apiFaults,
     routes,
     settings,
     directory,

@@ -37,6 +37,8 @@ export interface SandboxSettings {
   webhookAllowedHosts: WebhookAddressPolicy;
   /** Seconds an NWC account's connected wallet has to answer `make_invoice` before a create gets 502 `wallet_unavailable`. */
   nwcTimeoutSeconds: number;
+  /** `/api/v1` calls per second per API key; 0: no limit (the spec shows none). */
+  rateLimit: number;
 }
 
 /** The defaults, documented in the README under "Open points". */
@@ -53,6 +55,7 @@ export const DEFAULT_SETTINGS: Readonly<SandboxSettings> = Object.freeze({
   controls: true,
   webhookAllowedHosts: 'any',
   nwcTimeoutSeconds: 10,
+  rateLimit: 0,
 });
 
 /** Merges user settings over the defaults and rejects combinations that cannot work. */
@@ -79,6 +82,9 @@ export function resolveSettings(overrides: Partial<SandboxSettings> = {}): Sandb
   }
   if (!(Number.isFinite(settings.nwcTimeoutSeconds) && settings.nwcTimeoutSeconds > 0 && settings.nwcTimeoutSeconds <= 300)) {
     throw new RangeError(`nwcTimeoutSeconds must be a number of seconds above 0 and at most 300 (got ${settings.nwcTimeoutSeconds})`);
+  }
+  if (!(Number.isSafeInteger(settings.rateLimit) && settings.rateLimit >= 0)) {
+    throw new RangeError(`rateLimit must be a whole number of calls per second, 0 for none (got ${settings.rateLimit})`);
   }
   const policy = settings.webhookAllowedHosts;
   if (policy !== 'any' && !(typeof policy === 'object' && Array.isArray(policy.allowedOrigins) && Array.isArray(policy.allowedHosts))) {

@@ -155,6 +155,7 @@ export async function buildServer({
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+    for (const act of Array.from(faultTimers.values())) act();
   });
 
   /**
@@ -187,6 +188,25 @@ export async function buildServer({
     if (requests.enabled) requests.answered(request.raw, request.method, request.url, response.status, response.body);
   };
 
+  /**
+   * An API fault's answer: late, or none at all (the socket destroyed, after a hang's wait). The
+   * wait is held by a timer that a closing server cuts short, so a hang never delays a shutdown.
+   */
+  const misbehave = (request: FastifyRequest, reply: FastifyReply, response: ApiResponse): void => {
+    const { delayMs = 0, drop = false } = response.transport!;
+    const act = () => {
+      clearTimeout(timer);
+      faultTimers.delete(timer);
+      if (!drop) return answer(request, reply, { ...response, transport: undefined });
+      if (requests.enabled) requests.answered(request.raw, request.method, request.url, 0, '');
+      request.raw.socket?.destroy();
+    };
+    const timer = setTimeout(act, delayMs);
+    faultTimers.set(timer, act);
+  };
+  /** API faults waiting to answer late or to close, by their timer: a closing server acts on them at once. */
+  const faultTimers = new Map<ReturnType<typeof setTimeout>, () => void>();
+
   // Not async, and it returns nothing: Fastify then waits for the reply instead of wrapping a
   // promise of it (the engine's handler never rejects; should it, Fastify's error handler answers).
   const forward = (request: FastifyRequest, reply: FastifyReply): void => {
@@ -198,6 +218,7 @@ export async function buildServer({
       body: typeof request.body === 'string' ? request.body : undefined,
     }).then(
       (response) => {
+        if (response.transport !== undefined) return misbehave(request, reply, response);
         if (response.status >= 500) log?.error({ url: request.url }, 'internal error');
         answer(request, reply, response);
       },

@@ -4,7 +4,7 @@
  * invoices, clocks and controls are the engine's, exactly as behind the Fastify server.
  * Browser-safe: the Node entry (`index.node.ts`) only swaps in the faster signer.
  */
-import { http, type HttpHandler } from 'msw';
+import { delay, http, HttpResponse, type HttpHandler } from 'msw';
 import type { SandboxStore } from '../core/ports.js';
 import { loadFixtures } from '../fixtures/load-fixtures.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../sandbox.js';
@@ -54,7 +54,12 @@ export function createHandlers(options: HandlersOptions = {}): SandboxHandlers {
     async ({ request }) => {
       await ready;
       const url = engineUrlOf(new URL(request.url), location)!;
-      return toFetchResponse(await sandbox.handle(await toApiRequest(request, url)));
+      const response = await sandbox.handle(await toApiRequest(request, url));
+      // An API fault: delays are delays, a closed connection is a network error.
+      const { transport } = response;
+      if (transport?.delayMs !== undefined) await delay(transport.delayMs);
+      if (transport?.drop === true) return HttpResponse.error();
+      return toFetchResponse(response);
     },
   );
   return Object.assign([handler], { sandbox, ready });

@@ -14,6 +14,7 @@ import { createPaymentRequestBodySchema, MAX_DESCRIPTION_LENGTH } from '../schem
 import { errorBodySchema } from '../schemas/error.js';
 import { paymentRequestSchema, paymentRequestStatusSchema } from '../schemas/payment-request.js';
 import { ruleSchema, rulesSchema } from '../schemas/rules.js';
+import { faultsViewSchema, journalEntrySchema, journalListSchema, putFaultsBodySchema } from '../schemas/faults.js';
 import {
   createWalletBodySchema,
   topUpBodySchema,
@@ -117,6 +118,10 @@ export function componentSchemas(settings: SandboxSettings): Components {
     ['WalletTransactionList', walletTransactionListSchema],
     ['WalletConnection', walletConnectionSchema],
     ['WalletFaults', walletFaultsSchema],
+    ['PutFaultsBody', putFaultsBodySchema],
+    ['Faults', faultsViewSchema],
+    ['JournalEntry', journalEntrySchema],
+    ['JournalList', journalListSchema],
     ['OpenApiDocument', openApiDocumentSchema],
   ];
   const names = new Map<object, string>(sources.map(([name, schema]) => [schema, name]));

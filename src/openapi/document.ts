@@ -115,6 +115,11 @@ function tags(settings: SandboxSettings): JsonObject[] {
           { name: 'Sandbox: pay page', description: 'Not part of v1: the API of the hosted pay page (`GET /pay/{id}`), which needs no key: the id is the secret.' },
           { name: 'Sandbox: accounts', description: 'Not part of v1: accounts for isolated runs, made and deleted with a key that has the `accounts` permission (`sk_test_admin` among the default keys).' },
           {
+            name: 'Sandbox: resilience',
+            description:
+              "Not part of v1: API faults (the account's /api/v1 calls answered with 503s, late, or not at all, on purpose) and the request journal (what those calls sent and got).",
+          },
+          {
             name: 'Sandbox: wallets',
             description:
               "Not part of v1: Nostr Wallet Connect for real. Test wallets (an offline NWC faucet) pay any pending invoice of the sandbox over NIP-47 on the sandbox's relay (`ws://HOST:PORT/nostr`); an NWC account's invoices come from its connected wallet.",

@@ -42,6 +42,8 @@ export const ERROR_CONDITIONS: Readonly<Record<string, string>> = {
   unsupported_media_type: 'a body not sent as `application/json` (or `application/*+json`)',
   misdirected_request: '(HTTP server only) the `Host` header names neither an address the sandbox listens on, `localhost`, nor the host of `--public-url` (a DNS-rebinding page, or a proxy that needs `--public-url`)',
   internal_error: 'a bug in the sandbox: please report it',
+  simulated_fault: 'an API fault of the account (`PUT /sandbox/v1/faults`) answered this call with its status (429, 500, 502, 503 or 504; `Retry-After` when the fault gives one): nothing was processed',
+  rate_limited: 'more `/api/v1` calls this second than `lnpr serve --rate-limit N` allows for this key (with `Retry-After` and `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`)',
   too_many_streams: 'too many live streams are open at once; close one and try again',
   storage_unavailable: 'the data file cannot be written (a full disk, an I/O error, a read-only file system): nothing was changed; writes succeed again, without a restart, once it can',
 };

@@ -3,12 +3,14 @@
  * (`POST /sandbox/v1/reset`), or with the account itself (`DELETE /sandbox/v1/accounts/{id}`).
  * Every part the engine keeps per account is listed here, so that neither can forget one. What
  * the store holds (requests, events, deliveries, test wallets and wallet transactions) goes with
- * the store's clearing; a new per-account part outside it (the request journal) joins
- * `#eraseParts` when it exists.
+ * the store's clearing; what lives outside it (the schedule, the request journal, rules and
+ * faults) is erased in `#eraseParts`.
  */
 import type { RuleBook } from '../payments/rules.js';
 import type { AccountClocks, SandboxStore } from '../ports.js';
 import type { TestWallets } from '../wallets/test-wallets.js';
+import type { ApiFaultBook } from '../resilience/api-faults.js';
+import type { RequestJournal } from '../resilience/request-journal.js';
 import type { WalletFaultBook } from '../wallets/wallet-faults.js';
 import type { WalletRecord } from '../wallets/wallet-records.js';
 
@@ -25,6 +27,10 @@ export interface AccountDataDeps {
   walletFaults: WalletFaultBook;
   /** Told of the test wallets a reset or deletion erased, so their connections stop answering. */
   testWallets: Pick<TestWallets, 'erased'>;
+  /** API faults: set-up, like rules. */
+  apiFaults: Pick<ApiFaultBook, 'clear'>;
+  /** The request journal: activity, erased by every reset. */
+  journal: Pick<RequestJournal, 'clear'>;
   /** Drops what is scheduled for the account (expiries, outcomes, delivery attempts). */
   forgetDue(accountId: string): void;
 }
@@ -65,11 +71,12 @@ export class AccountData {
   #eraseParts(accountId: string, setUp: boolean, wallets: WalletRecord[]): void {
     this.#deps.forgetDue(accountId);
     this.#deps.testWallets.erased(wallets);
+    this.#deps.journal.clear(accountId);
     if (setUp) {
       this.#deps.rules.setAccountRules(accountId, []);
       this.#deps.walletFaults.set(accountId, {});
+      this.#deps.apiFaults.clear(accountId);
     }
-    // The request journal is erased here when it exists (CONTRACT.md: a reset deletes it, both
-    // scopes); API faults and wallet faults go with the set-up (`all`), as rules do.
+    // API faults and wallet faults go with the set-up (`all`), as rules do.
   }
 }

@@ -33,9 +33,11 @@ const CATALOGUE = {
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   expectation_failed: { status: 417, message: 'The sandbox only understands "Expect: 100-continue".' },
   unsupported_media_type: { status: 415, message: 'The request body must be JSON: send "Content-Type: application/json".' },
+  rate_limited: { status: 429, message: 'Too many requests for this API key (--rate-limit); retry after the Retry-After seconds.' },
   misdirected_request: { status: 421, message: 'The Host header names no address this sandbox serves (DNS rebinding?); see --public-url.' },
   wallet_error: { status: 502, message: "The account's connected wallet refused the request; see details for its NIP-47 error." },
   wallet_unavailable: { status: 502, message: "The account's connected wallet did not answer in time (see --nwc-timeout); nothing was stored." },
+  simulated_fault: { status: 503, message: 'A simulated fault (PUT /sandbox/v1/faults): nothing was processed.' },
   internal_error: { status: 500, message: 'The sandbox failed unexpectedly; this is a bug, please report it.' },
   too_many_streams: { status: 503, message: 'Too many live streams are open at once; close one and try again.' },
   storage_unavailable: {

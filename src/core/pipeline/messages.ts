@@ -20,6 +20,17 @@ export interface ApiResponse {
   headers: Record<string, string>;
   /** Serialized JSON, or '' when there is no body (204, HEAD). */
   body: string;
+  /**
+   * What an API fault asks of the transport (core/resilience): answer `delayMs` late, or, with
+   * `drop`, send nothing and close the connection (after `delayMs`, for a hang).
+   */
+  transport?: TransportFault;
+}
+
+/** How a transport misbehaves for an API fault. */
+export interface TransportFault {
+  delayMs?: number;
+  drop?: boolean;
 }
 
 /** What a route answers before serialization. */

@@ -9,6 +9,8 @@ import { type Access, type AnyRoute, type RouteDeclaration } from '../pipeline/r
 import type { AccountClocks, ConnectedWallets, SandboxStore } from '../ports.js';
 import type { TestWallets } from '../wallets/test-wallets.js';
 import type { WalletFaultBook } from '../wallets/wallet-faults.js';
+import type { ApiFaultBook } from '../resilience/api-faults.js';
+import type { RequestJournal } from '../resilience/request-journal.js';
 import type { WalletLedger } from '../wallets/wallet-ledger.js';
 
 /** The engine's parts, as handlers use them. */
@@ -30,6 +32,10 @@ export interface RouteDeps {
   connectedWallets: ConnectedWallets;
   /** Faults of the sandbox-run connected wallets. */
   walletFaults: WalletFaultBook;
+  /** The accounts' API faults. */
+  apiFaults: ApiFaultBook;
+  /** The accounts' `/api/v1` calls. */
+  journal: RequestJournal;
   /** The store's health, for `GET /healthz`. */
   storage: Pick<SandboxStore, 'health'>;
 }

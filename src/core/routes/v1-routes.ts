@@ -9,6 +9,9 @@ import { route, type EngineRoute } from './route-deps.js';
 
 const COLLECTION = '/api/v1/payment-requests';
 
+/** What any `/api/v1` call may meet when the sandbox is told to misbehave: an API fault's status, the rate limit. */
+const RESILIENCE_ERRORS = ['simulated_fault', 'rate_limited'] as const;
+
 /** The routes of v1 and the health check, for a sandbox with these settings. */
 export function v1Routes(settings: SandboxSettings): EngineRoute[] {
   return [
@@ -33,7 +36,7 @@ export function v1Routes(settings: SandboxSettings): EngineRoute[] {
       body: createBody(settings),
       answer: { status: 201, schema: paymentRequestSchema },
       // NWC accounts' invoices come from their connected wallet, which may refuse or be silent.
-      errors: ['wallet_error', 'wallet_unavailable'],
+      errors: ['wallet_error', 'wallet_unavailable', ...RESILIENCE_ERRORS],
       handle: async ({ caller, body }, { paymentRequests }) => {
         const record = await paymentRequests.create(caller, body);
         return { status: 201, body: paymentRequestJson(record), headers: { location: `${COLLECTION}/${record.id}` } };
@@ -45,7 +48,7 @@ export function v1Routes(settings: SandboxSettings): EngineRoute[] {
       path: `${COLLECTION}/:id`,
       access: 'read',
       answer: { status: 200, schema: paymentRequestSchema },
-      errors: ['payment_request_not_found'],
+      errors: ['payment_request_not_found', ...RESILIENCE_ERRORS],
       handle: ({ caller, params }, { paymentRequests }) => ({ status: 200, body: paymentRequestJson(paymentRequests.read(caller, params.id!)) }),
     }),
     route({
@@ -54,7 +57,7 @@ export function v1Routes(settings: SandboxSettings): EngineRoute[] {
       path: `${COLLECTION}/:id/status`,
       access: 'read',
       answer: { status: 200, schema: paymentRequestStatusSchema },
-      errors: ['payment_request_not_found'],
+      errors: ['payment_request_not_found', ...RESILIENCE_ERRORS],
       handle: ({ caller, params }, { paymentRequests }) => ({ status: 200, body: { status: paymentRequests.read(caller, params.id!).status } }),
     }),
   ];

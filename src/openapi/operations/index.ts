@@ -10,6 +10,7 @@ import { payPageProse } from './pay-page.js';
 import type { OperationProse, ProseRecord } from './prose.js';
 import { serverProse } from './server.js';
 import { v1Prose } from './v1.js';
+import { resilienceProse } from './resilience.js';
 import { walletProse } from './wallets.js';
 import { webhookProse } from './webhooks.js';
 
@@ -17,7 +18,7 @@ export type { OperationProse, ProseRecord } from './prose.js';
 
 /** The prose of the operations of a sandbox with `settings`, by operation id. */
 export function operationProse(settings: SandboxSettings): ProseRecord {
-  const groups = [v1Prose(settings), serverProse, ...(settings.controls ? [controlProse, webhookProse, payPageProse, accountProse, walletProse] : [])];
+  const groups = [v1Prose(settings), serverProse, ...(settings.controls ? [controlProse, webhookProse, payPageProse, accountProse, walletProse, resilienceProse] : [])];
   const prose: Record<string, OperationProse> = {};
   for (const [name, operation] of groups.flatMap((group) => Object.entries(group))) {
     if (name in prose) throw new Error(`two prose records describe the operation ${name}`);
