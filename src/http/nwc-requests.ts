@@ -126,7 +126,7 @@ export function registerNwcRequests(app: FastifyInstance, handle: RequestHandler
       if (walletPubkey !== '') whose.set(walletPubkey, { type: 'test', id: wallet.id, name: wallet.name });
     }
     const data = (log?.recent(whose.keys()) ?? []).map((record) => view(record, whose.get(record.walletPubkey)!));
-    const answer: NwcRequestList = { data, recording: log !== undefined };
+    const answer: NwcRequestList = { data, connected: connection.status === 200, recording: log !== undefined };
     return send(reply, 200, { 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(answer));
   });
 }

@@ -27,8 +27,15 @@ export interface NwcRequestView {
   durationMs: number;
 }
 
-/** The answer: newest first. `recording` is false when this server keeps no NIP-47 requests. */
+/** The answer. */
 export interface NwcRequestList {
+  /** Newest first, at most `NWC_REQUESTS_KEPT_PER_WALLET`. */
   data: NwcRequestView[];
+  /**
+   * Whether the account has a connected wallet (an NWC account): `GET /sandbox/v1/wallet` shows
+   * it. False for a custodial one, which the dashboard then does not ask (that would be a 404).
+   */
+  connected: boolean;
+  /** False when this server keeps no NIP-47 requests (its pages were given no log). */
   recording: boolean;
 }

@@ -2,7 +2,8 @@
  * The dashboard (`/dashboard`): a person's view of one sandbox account, chosen by its API key.
  * It is a client of the HTTP API like any other: fetch to `/api/v1` and `/sandbox/v1` with the key
  * in the Authorization header, and live updates from `GET /sandbox/v1/stream` (Server-Sent Events
- * read with fetch, so the key never goes in a URL). The key is kept in sessionStorage: this tab
+ * read with fetch, so the key never goes in a URL); the Wallets panel also reads the dashboard's
+ * own `GET /dashboard/api/nwc-requests`, and polls lightly (`wallets.ts`). The key is kept in sessionStorage: this tab
  * only, gone when it closes.
  *
  * Changing the key leaves nothing of the previous account: its session ends (calls aborted, late
@@ -17,6 +18,7 @@ import { tickRelativeTimes, type ClockView } from '../shared/time.js';
 import { ClockPanel, CreateForm, RulesPanel } from './controls.js';
 import { RequestList } from './requests.js';
 import { Session, setMessage } from './session.js';
+import { WalletPanel } from './wallets.js';
 import { WebhookPanel } from './webhooks.js';
 
 const KEY_STORAGE = 'lnpr-sandbox:api-key';
@@ -28,6 +30,7 @@ interface Running {
   clock: ClockPanel;
   webhooks: WebhookPanel;
   rules: RulesPanel;
+  wallets: WalletPanel;
   stop(): void;
 }
 
@@ -94,6 +97,17 @@ function start(session: Session): void {
     eventsCount: byId('events-count'),
   });
   const rules = new RulesPanel(session);
+  const wallets = new WalletPanel(session, {
+    connection: byId('connection'),
+    wallets: byId('test-wallets'),
+    walletsMessage: byId('wallets-message'),
+    form: byId<HTMLFormElement>('wallet-form'),
+    formMessage: byId('wallet-form-message'),
+    requests: byId('nwc-requests'),
+    announce: (message) => {
+      if (!session.ended) announce.textContent = message;
+    },
+  });
   new CreateForm(session, (view) => requests.upsert(view));
 
   byId('key-form').hidden = true;
@@ -108,7 +122,7 @@ function start(session: Session): void {
     // aria-busy tells assistive technology (and tests) that the panels are still being filled.
     account.setAttribute('aria-busy', 'true');
     try {
-      await Promise.all([clock.load(), requests.load(), webhooks.load(), rules.load()]);
+      await Promise.all([clock.load(), requests.load(), webhooks.load(), rules.load(), wallets.load()]);
     } catch (error) {
       setMessage(byId('requests-message'), `Could not read the account: ${describeProblem(error)}`, 'error');
     } finally {
@@ -127,6 +141,8 @@ function start(session: Session): void {
     } else if (message.event === 'payment_request') {
       requests.upsert((data as WebhookEvent).data);
       webhooks.eventArrived();
+      // A test wallet of the account may have paid it, or its connected wallet been asked.
+      wallets.refresh();
     } else if (message.event === 'delivery') {
       webhooks.deliveryRecorded();
     }
@@ -156,11 +172,13 @@ function start(session: Session): void {
     clock,
     webhooks,
     rules,
+    wallets,
     stop() {
       session.end();
       stopStream();
       clearInterval(ticker);
       webhooks.stop();
+      wallets.stop();
     },
   };
 }
