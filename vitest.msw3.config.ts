@@ -11,7 +11,7 @@ export default defineConfig({
     alias: [{ find: /^msw(?=$|\/)/, replacement: 'msw3' }],
   },
   test: {
-    include: ['src/msw/**/*.test.ts', 'test/msw-parity.test.ts', 'test/msw-conformance.test.ts', 'test/msw-journal-example.test.ts'],
+    include: ['src/msw/**/*.test.ts', 'test/msw-parity.test.ts', 'test/msw-conformance.test.ts', 'test/msw-journal-example.test.ts', 'test/api-faults.test.ts', 'test/request-journal.test.ts'],
     env: { LNPR_MSW_MAJOR: '3' },
     testTimeout: 30_000,
     hookTimeout: 30_000,

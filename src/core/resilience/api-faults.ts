@@ -3,7 +3,8 @@
  * merchant's code meets the 503, the timeout and the lost answer before production does. Only the
  * account's own `/api/v1` calls are touched, never the control API (a test can always turn them
  * off). The first fault whose `match` fits a call decides it: `after` skips its first n matches,
- * `times` caps how often it fires, `probability` is decided from the seed and the account's count
+ * `times` caps how often it fires (a fault that has fired `times` times no longer matches, so
+ * faults chain: "503 once, then a reset"), `probability` is decided from the seed and the account's count
  * of `/api/v1` calls since the faults were put, so the same faults on a fresh account repeat the
  * same sequence. Kept in memory; a reset of scope `all` clears them, as it does rules.
  */
@@ -63,12 +64,14 @@ export class ApiFaultBook {
     const account = this.#accounts.get(accountId);
     if (account === undefined) return undefined;
     const call = ++account.calls;
-    const armed = account.faults.find(({ rule, matchesPath }) => (rule.match?.method === undefined || rule.match.method === method) && (matchesPath?.(path) ?? true));
+    const armed = account.faults.find(
+      ({ rule, matchesPath, fired }) =>
+        (rule.times === undefined || fired < rule.times) && (rule.match?.method === undefined || rule.match.method === method) && (matchesPath?.(path) ?? true),
+    );
     if (armed === undefined) return undefined;
     const { rule } = armed;
     armed.matched += 1;
     if (armed.matched <= (rule.after ?? 0)) return undefined;
-    if (rule.times !== undefined && armed.fired >= rule.times) return undefined;
     if (rule.probability !== undefined && fraction(account.seed, call) >= rule.probability) return undefined;
     armed.fired += 1;
     return rule.fault;

@@ -15,14 +15,15 @@ export interface RateVerdict {
 export class RateLimiter {
   readonly #limit: number;
   #window = -1;
-  readonly #counts = new Map<string, number>();
+  /** Calls this window, by key (the directory's holder of the key: one object however the header spells it). */
+  readonly #counts = new Map<object, number>();
 
   constructor(limit: number) {
     this.#limit = limit;
   }
 
   /** Counts a call of `key` at `nowMs`. */
-  take(key: string, nowMs: number): RateVerdict {
+  take(key: object, nowMs: number): RateVerdict {
     const window = Math.floor(nowMs / 1000);
     if (window !== this.#window) {
       this.#window = window;

@@ -5,7 +5,7 @@
  * so a test can always turn faults off. With no fault and no rate limit, a call costs a key lookup
  * (the pipeline's own cache) and a journal entry.
  */
-import type { AccountDirectory } from '../accounts/accounts.js';
+import type { AccountDirectory, KeyHolder } from '../accounts/accounts.js';
 import { ApiError } from '../pipeline/errors.js';
 import type { RequestHandler } from '../pipeline/handler.js';
 import type { ApiResponse } from '../pipeline/messages.js';
@@ -35,18 +35,20 @@ export function withResilience(handle: RequestHandler, deps: ResilienceDeps): Re
   return async (request) => {
     if (!request.url.startsWith(API_PREFIX)) return handle(request);
     const authorization = request.headers.authorization;
-    let accountId: string | undefined;
+    let holder: KeyHolder | undefined;
     try {
-      accountId = directory.identify(authorization).account?.id;
+      holder = directory.identify(authorization);
     } catch {
       // No valid key: the pipeline answers 401; not any account's call.
     }
-    if (accountId === undefined) return handle(request);
+    const accountId = holder?.account?.id;
+    if (holder === undefined || accountId === undefined) return handle(request);
     const receivedAtMs = wall.now();
     const method = request.method.toUpperCase();
     const queryAt = request.url.indexOf('?');
     const path = queryAt === -1 ? request.url : request.url.slice(0, queryAt);
-    const verdict = limiter?.take(authorization!, receivedAtMs);
+    // Counted per key, however the header spells it (`bearer KEY`, `Bearer  KEY`).
+    const verdict = limiter?.take(holder, receivedAtMs);
     const fault = verdict?.allowed === false ? undefined : faults.decide(accountId, method, path);
     let response: ApiResponse;
     if (verdict?.allowed === false) response = errorAnswer(429, new ApiError('rate_limited'), verdict.headers);
