@@ -12,6 +12,8 @@ Commands:
   fixtures     write deterministic sample data (lnpr fixtures --help)
   conformance  run the conformance suite against an implementation (lnpr conformance --help)
   webhooks     test a webhook receiver: lnpr webhooks check (lnpr webhooks check --help)
+  trigger      make a sandbox emit an event of a type now (lnpr trigger --help)
+  listen       forward a sandbox's events to a local URL, signed (lnpr listen --help)
   openapi      print the OpenAPI 3.1 document of the API (lnpr openapi --help)
 
 Options:
@@ -37,6 +39,10 @@ async function main(argv: string[]): Promise<void> {
       return webhooks(args);
     case 'openapi':
       return (await import('./openapi.js')).openapi(args);
+    case 'trigger':
+      return (await import('./trigger.js')).trigger(args);
+    case 'listen':
+      return (await import('./listen.js')).listen(args);
     case '--version':
     case '-v':
     case 'version':
