@@ -60,10 +60,17 @@ export interface StartupCheck {
 }
 
 /**
+ * Create on an NWC account (the server asks the account's sandbox-run wallet for the invoice:
+ * `make_invoice` over its relay, NIP-44) against create on a custodial account, on one server
+ * (`lnpr serve`, the default accounts): issue 17 asks for at least 0.25.
+ */
+export const NWC_CREATE_COMPARISON: Comparison = { name: 'NWC POST / custodial POST, one server', of: 'nwc NWC POST', over: 'nwc custodial POST', atLeast: 0.25 };
+
+/**
  * The comparisons the bench measures, when it measures both of their cases: our server with the
  * default flags (a log line per request) against the floor (issue 14: at least 0.9), the same
- * quiet (`--log-level warn`), the JSON file's reads (no target) and writes, and POST with a
- * webhook endpoint.
+ * quiet (`--log-level warn`), the JSON file's reads (no target) and writes, POST with a webhook
+ * endpoint, and create on an NWC account against a custodial one.
  */
 export const COMPARISONS: Comparison[] = [
   { name: 'our GET / floor GET', of: 'memory GET', over: 'floor GET', atLeast: 0.9 },
@@ -76,6 +83,7 @@ export const COMPARISONS: Comparison[] = [
   { name: 'JSON-file GET status / floor GET status', of: 'json-file 100k GET status', over: 'floor GET status', atLeast: null },
   { name: 'JSON-file POST / memory POST', of: 'json-file 100k POST', over: 'memory POST', atLeast: 0.5 },
   { name: 'POST with a webhook endpoint / POST without', of: 'memory webhook POST', over: 'memory POST', atLeast: 0.8 },
+  NWC_CREATE_COMPARISON,
 ];
 
 /** Start to first 200, with the data file holding 100,000 records. */
@@ -183,11 +191,12 @@ function round2(value: number): number {
   return Math.round(value * 100) / 100;
 }
 
-function verdict(pass: boolean): string {
+export function verdict(pass: boolean): string {
   return pass ? 'PASS' : 'MISS';
 }
 
-function table(header: string[], rows: string[][]): string {
+/** Rows under a header: names left-aligned, figures right-aligned. */
+export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   // Names left-aligned, figures right-aligned, so columns of numbers read at a glance.
   const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');

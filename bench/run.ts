@@ -18,9 +18,20 @@
  * (BENCH_WARMUP_SECONDS, default 2); then BENCH_ROUNDS (default 5) rounds of ours per
  * comparison, each lasting BENCH_SECONDS / BENCH_ROUNDS (BENCH_SECONDS default 6).
  *
+ * Nostr Wallet Connect (`bench/nwc.ts`), after the other comparisons and the webhook deliveries
+ * (before the storage figures), each part on a server of its own so that one's leftovers
+ * (pending NWC requests, which the server looks up every 2 s) do not load the next:
+ * create on an NWC account against create on a custodial account, one server, alternating rounds
+ * as above (target: at least 0.25); payments at a fixed rate (BENCH_NWC_RATE, default 100 a
+ * second, for BENCH_NWC_SECONDS, default 10; open loop), each timed from `pay_invoice` sent to
+ * its payment request read `completed` (target: p99 under 50 ms), split at the answer and at the
+ * server's completion; and the relay's CPU time and latency per event.
+ *
  * BENCH_ONLY=hot measures only the hot path, in about two minutes: GET, GET status and
  * POST of the floor and of our in-memory server with the default flags and quiet; no JSON file,
- * no webhooks, no storage figures, no start-up targets.
+ * no webhooks, no storage figures, no start-up targets, no NWC.
+ * BENCH_ONLY=nwc measures only Nostr Wallet Connect (about two minutes): the NWC create ratio,
+ * the payments and the relay; no other server, no start-up targets, no storage figures.
  * BENCH_CPU_PROF=DIR writes a V8 CPU profile of every server process into DIR on shutdown, and
  * the time window of every measured round into DIR/windows.json; the bench then prints each
  * case's CPU time per request by stage (`bench/profile-summary.ts`, which also reads DIR later).
@@ -31,12 +42,14 @@ import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Request } from 'autocannon';
 import { cpuUsPerRequestOf, creates, cycledGets, reqPerSecOf, runLoad, summarize, type CaseFigures, type LoadRun, type Target } from './load.js';
+import { CUSTODIAL_KEY, measurePayments, measureRelay, NWC_KEY, nwcFailures, nwcTables, paymentTarget, type NwcFigures } from './nwc.js';
 import { writePrefilledDataFile } from './prefill.js';
 import { profileTable, summarizeProfiles, WINDOWS_FILE, type CaseProfile, type ProfileWindow } from './profile-summary.js';
 import {
   caseTable,
   COMPARISONS,
   noiseWarning,
+  NWC_CREATE_COMPARISON,
   ratioOf,
   ratioTable,
   startupChecks,
@@ -68,13 +81,19 @@ const DEFAULT_FLAGS: string[] = [];
 /** No request log: the difference from the default is what logging costs. */
 const QUIET_FLAGS = ['--log-level', 'warn'];
 const RESULTS_FILE = join(REPO_ROOT, 'bench', 'results.json');
+/** The shortest round of the NWC create comparison (see where it runs). */
+const NWC_ROUND_SECONDS = 4;
 
 /** A measured case: the server it loads and the request it sends. */
 type Case = [Target, Request];
 
 const only = process.env.BENCH_ONLY;
-if (only !== undefined && only !== 'hot') throw new Error(`BENCH_ONLY must be "hot" or unset (got "${only}")`);
+if (only !== undefined && only !== 'hot' && only !== 'nwc') throw new Error(`BENCH_ONLY must be "hot", "nwc" or unset (got "${only}")`);
 const hotOnly = only === 'hot';
+const nwcOnly = only === 'nwc';
+/** The JSON file, webhooks, storage: a full run's. */
+const full = only === undefined;
+const nwcLoad = { rate: positiveFrom('BENCH_NWC_RATE', 100), seconds: positiveFrom('BENCH_NWC_SECONDS', 10) };
 const load = {
   connections: 10,
   warmupSeconds: positiveFrom('BENCH_WARMUP_SECONDS', 2),
@@ -93,12 +112,14 @@ const dataDir = await mkdtemp(join(REPO_ROOT, 'bench', '.data', 'run-'));
 let answeredErrors = false;
 try {
   console.log(
-    `lnpr-sandbox bench${hotOnly ? ' (BENCH_ONLY=hot)' : ''}: node ${process.version}, ${cpus().length} CPUs, ${load.connections} connections, ` +
+    `lnpr-sandbox bench${only ? ` (BENCH_ONLY=${only})` : ''}: node ${process.version}, ${cpus().length} CPUs, ${load.connections} connections, ` +
       `${load.warmupSeconds} s warm-up per case, then per comparison ${load.rounds} rounds of ${roundSeconds.toFixed(1)} s alternating with ${load.rounds + 1} of the case compared with, code ${code ?? 'unknown'}`,
   );
   console.log(
-    `servers run in child processes; memory${hotOnly ? '' : ' and json-file 100k'} with the default flags (a JSON log line per request ` +
-      `to a pipe), memory quiet with ${QUIET_FLAGS.join(' ')} (no request log)`,
+    nwcOnly
+      ? 'servers run in child processes with the default flags (a JSON log line per request to a pipe)'
+      : `servers run in child processes; memory${hotOnly ? '' : ', json-file 100k and the NWC servers'} with the default flags (a JSON log line per request ` +
+          `to a pipe), memory quiet with ${QUIET_FLAGS.join(' ')} (no request log)`,
   );
   if (profileDir) console.log(`CPU profiles of the servers go to ${profileDir} (profiling slows every server alike)`);
 
@@ -109,21 +130,23 @@ try {
   let checks: StartupCheck[] = [];
   /** Each server: its target and the ids its GETs read (none: it serves POSTs only). */
   const targets: Array<[string, Target, string[]]> = [];
-  const floor = spawnServer('floor', ['bench/floor-server.ts'], nodeFlags);
-  servers.push(floor);
-  targets.push(['floor', { url: await guarded(floor.url), pid: floor.pid }, []]);
-  // The start-up in memory: what the CLI costs before any record is read.
-  const inMemory = await step('starting memory (timed)', () =>
-    startTimed('memory', DEFAULT_FLAGS, { authorization: AUTHORIZATION }, nodeFlags),
-  );
-  servers.push(inMemory.server);
-  startups.memory = inMemory.startup;
-  targets.push(['memory', { url: inMemory.url, pid: inMemory.server.pid }, []]);
-  const quiet = spawnServer('memory quiet', [COMPILED_CLI, 'serve', '--port', '0', ...QUIET_FLAGS], nodeFlags, false);
-  servers.push(quiet);
-  targets.push(['memory quiet', { url: await guarded(quiet.url), pid: quiet.pid }, []]);
+  if (!nwcOnly) {
+    const floor = spawnServer('floor', ['bench/floor-server.ts'], nodeFlags);
+    servers.push(floor);
+    targets.push(['floor', { url: await guarded(floor.url), pid: floor.pid }, []]);
+    // The start-up in memory: what the CLI costs before any record is read.
+    const inMemory = await step('starting memory (timed)', () =>
+      startTimed('memory', DEFAULT_FLAGS, { authorization: AUTHORIZATION }, nodeFlags),
+    );
+    servers.push(inMemory.server);
+    startups.memory = inMemory.startup;
+    targets.push(['memory', { url: inMemory.url, pid: inMemory.server.pid }, []]);
+    const quiet = spawnServer('memory quiet', [COMPILED_CLI, 'serve', '--port', '0', ...QUIET_FLAGS], nodeFlags, false);
+    servers.push(quiet);
+    targets.push(['memory quiet', { url: await guarded(quiet.url), pid: quiet.pid }, []]);
+  }
   let webhook: { target: Target; receiverUrl: string } | undefined;
-  if (!hotOnly) {
+  if (full) {
     const dataFile = join(dataDir, 'sandbox.json');
     const fileIds = await step(`writing ${RECORDS.toLocaleString('en')} records to ${dataFile}`, () =>
       writePrefilledDataFile(dataFile, RECORDS),
@@ -146,10 +169,12 @@ try {
   }
 
   const seeded = targets.filter(([server]) => server !== 'json-file 100k');
-  const seededIds = await step(`creating ${SEEDED} records through the API of ${seeded.map(([server]) => server).join(', ')}`, () =>
-    guarded(Promise.all(seeded.map(([, target]) => seedThroughApi(target.url, AUTHORIZATION, CREATE_BODY, SEEDED, load.connections)))),
-  );
-  seeded.forEach(([, , ids], i) => ids.push(...seededIds[i]!));
+  if (seeded.length > 0) {
+    const seededIds = await step(`creating ${SEEDED} records through the API of ${seeded.map(([server]) => server).join(', ')}`, () =>
+      guarded(Promise.all(seeded.map(([, target]) => seedThroughApi(target.url, AUTHORIZATION, CREATE_BODY, SEEDED, load.connections)))),
+    );
+    seeded.forEach(([, , ids], i) => ids.push(...seededIds[i]!));
+  }
 
   const caseOf = new Map<string, Case>();
   for (const [server, target, ids] of targets) {
@@ -158,17 +183,20 @@ try {
     caseOf.set(`${server} POST`, [target, creates(AUTHORIZATION, CREATE_BODY)]);
   }
   if (webhook) caseOf.set('memory webhook POST', [webhook.target, creates(AUTHORIZATION, CREATE_BODY)]);
-  const comparisons = COMPARISONS.filter((c) => caseOf.has(c.of) && caseOf.has(c.over));
-  // Reads form one phase; POSTs come last, as they add records.
+  // The NWC comparison's cases, on a server started when its turn comes.
+  const nwcCases = [NWC_CREATE_COMPARISON.over, NWC_CREATE_COMPARISON.of];
+  const comparisons = COMPARISONS.filter((c) => (c === NWC_CREATE_COMPARISON ? !hotOnly : caseOf.has(c.of) && caseOf.has(c.over)));
+  // Reads form one phase; POSTs come after, as they add records; NWC after both, on servers of its own.
   const phases: Array<[string, Comparison[]]> = [
     ['GET and GET status', comparisons.filter((c) => !c.of.endsWith(' POST'))],
-    ['POST', comparisons.filter((c) => c.of.endsWith(' POST'))],
+    ['POST', comparisons.filter((c) => c.of.endsWith(' POST') && c !== NWC_CREATE_COMPARISON)],
   ];
-  const pids = servers.map((server) => server.pid);
   // Every create on the webhook server is an event its receiver must get, warm-up ones included.
   let webhookCreates = 0;
   const runCase = async (name: string, seconds: number): Promise<LoadRun> => {
     const [target, request] = caseOf.get(name)!;
+    // Servers started later (NWC) count as ours too, not as other load.
+    const pids = servers.map((server) => server.pid);
     const run = await guarded(runLoad(target, request, load.connections, seconds, pids));
     if (target === webhook?.target) webhookCreates += run.statusCodes['201'] ?? 0;
     return run;
@@ -176,35 +204,33 @@ try {
   const runs = new Map<string, LoadRun[]>();
   const compared = new Map<Comparison, ComparedRound[]>();
   const windows: ProfileWindow[] = [];
-  const measured = async (name: string): Promise<LoadRun> => {
-    const run = await runCase(name, roundSeconds);
+  const measured = async (name: string, seconds: number): Promise<LoadRun> => {
+    const run = await runCase(name, seconds);
     if (!runs.has(name)) runs.set(name, []);
     runs.get(name)!.push(run);
     windows.push({ case: name, pid: caseOf.get(name)![0].pid, startUs: run.startUs, endUs: run.endUs, requests: run.ok });
     return run;
   };
-  for (const [phase, group] of phases) {
-    if (group.length === 0) continue;
+  const runPhase = async (phase: string, group: Comparison[], seconds = roundSeconds): Promise<void> => {
+    if (group.length === 0) return;
     const names = [...new Set(group.flatMap((c) => [c.over, c.of]))];
     await step(`measuring ${phase} (a warm-up of each case, then each comparison's alternating rounds)`, async () => {
       // Warm-up answers are dropped: the JIT and the connections settle first.
       for (const name of names) await runCase(name, load.warmupSeconds);
       for (const comparison of group) {
         const rounds: ComparedRound[] = [];
-        let before = await measured(comparison.over);
+        let before = await measured(comparison.over, seconds);
         for (let round = 0; round < load.rounds; round++) {
-          const of = await measured(comparison.of);
-          const after = await measured(comparison.over);
+          const of = await measured(comparison.of, seconds);
+          const after = await measured(comparison.over, seconds);
           rounds.push(comparedRound(of, before, after));
           before = after;
         }
         compared.set(comparison, rounds);
       }
     });
-  }
-  const cases: Record<string, CaseFigures> = {};
-  for (const [name, caseRuns] of runs) cases[name] = summarize(caseRuns);
-  const measuredRatios: RatioResult[] = comparisons.map((c) => ratioOf(c, compared.get(c)!));
+  };
+  for (const [phase, group] of phases) await runPhase(phase, group);
 
   let drain: Awaited<ReturnType<typeof waitForDeliveries>> | undefined;
   let deliveries: Record<string, number> | undefined;
@@ -215,13 +241,48 @@ try {
     drain = await step('waiting for every delivery to reach the receiver', () => waitForDeliveries(receiverUrl, webhookCreates, loadEndedAt));
     deliveries = await step('reading the webhook server\'s delivery log', () => deliveryOutcomes(target.url));
   }
+  // After the deliveries: they would otherwise go out during the NWC rounds.
+  let nwc: NwcFigures | undefined;
   if (!hotOnly) {
+    const started = async (name: string): Promise<[ServerProcess, Target]> => {
+      const server = spawnServer(name, [COMPILED_CLI, 'serve', '--port', '0', ...DEFAULT_FLAGS], nodeFlags, false);
+      servers.push(server);
+      return [server, { url: await guarded(server.url), pid: server.pid }];
+    };
+    const [createsServer, createsTarget] = await started('nwc');
+    caseOf.set(nwcCases[0]!, [createsTarget, creates(CUSTODIAL_KEY, CREATE_BODY)]);
+    caseOf.set(nwcCases[1]!, [createsTarget, creates(NWC_KEY, CREATE_BODY)]);
+    // Rounds of at least 4 s: the server looks its pending NWC requests up every 2 s, 100 at once,
+    // a burst of CPU that can fill a 1.2 s round.
+    const nwcRoundSeconds = Math.max(roundSeconds, NWC_ROUND_SECONDS);
+    await runPhase(`NWC create: POST on an NWC account and on a custodial one, one server, rounds of ${nwcRoundSeconds} s`, [NWC_CREATE_COMPARISON], nwcRoundSeconds);
+    // Its thousands of pending NWC requests are looked up every 2 s: that load must not stay.
+    await stopServer(createsServer);
+    const [paymentServer, paymentsTarget] = await started('nwc payments');
+    const payments = await step(
+      `measuring NWC payments (a warm-up, 5/s for 8 s, then ${nwcLoad.rate}/s for ${nwcLoad.seconds} s; pay_invoice → completed)`,
+      () => guarded(measurePayments(paymentsTarget, nwcLoad, windows, (label) => `nwc payments ${label}`)),
+    );
+    await stopServer(paymentServer);
+    const [relayServer, relayTarget] = await started('nwc relay');
+    const relay = await step('measuring the relay (kind 23194 events to one subscriber)', () =>
+      guarded(measureRelay(relayTarget, windows, 'relay events')),
+    );
+    await stopServer(relayServer);
+    nwc = { payments, target: paymentTarget(payments, nwcLoad.rate), relay };
+  }
+  const cases: Record<string, CaseFigures> = {};
+  for (const [name, caseRuns] of runs) cases[name] = summarize(caseRuns);
+  const measuredRatios: RatioResult[] = comparisons.map((c) => ratioOf(c, compared.get(c)!));
+  if (full) {
     storage = await step(`measuring storage at ${RECORDS.toLocaleString('en')} records (compaction stalls, crash restarts)`, () =>
       measureStorage({ records: RECORDS, dataDir }),
     );
   }
   const warning = noiseWarning(cases, startups);
-  console.log(`\n${caseTable(cases)}\n\n${ratioTable(measuredRatios)}\n\n${startupTable(startups, checks)}\n`);
+  console.log(`\n${caseTable(cases)}\n\n${ratioTable(measuredRatios)}\n`);
+  if (Object.keys(startups).length > 0) console.log(`${startupTable(startups, checks)}\n`);
+  if (nwc) console.log(`${nwcTables(nwc)}\n`);
   if (drain) {
     console.log(
       `webhook deliveries: ${drain.created} creates answered 201 to the load tool (the few in flight when a round stops make events too), ${drain.received} deliveries received, the last ${drain.secondsAfterLoad.toFixed(1)} s after the load ended; the newest kept attempts: ${JSON.stringify(deliveries)}\n`,
@@ -236,7 +297,9 @@ try {
     console.error(`${name}: ${c.non2xx} non-2xx, ${c.errors} errors, ${c.timeouts} timeouts; status codes ${codes}`);
   }
   if (drain && drain.received < drain.created) console.error(`webhook deliveries: ${drain.created - drain.received} of ${drain.created} never reached the receiver`);
-  answeredErrors = failing.length > 0 || (drain !== undefined && drain.received < drain.created);
+  const nwcFailed = nwc ? nwcFailures(nwc) : [];
+  for (const failure of nwcFailed) console.error(failure);
+  answeredErrors = failing.length > 0 || (drain !== undefined && drain.received < drain.created) || nwcFailed.length > 0;
 
   await step('stopping servers', stopAll);
   let profile: CaseProfile[] | undefined;
@@ -269,6 +332,7 @@ try {
         startupTargets: checks,
         webhookDeliveries: drain ? { ...drain, newestKept: deliveries } : null,
         storage: storage ?? null,
+        nwc: nwc ?? null,
         profile: profile ?? null,
         warning: warning ?? null,
         totalSeconds,
@@ -306,6 +370,12 @@ function comparedRound(of: LoadRun, before: LoadRun, after: LoadRun): ComparedRo
     ratio: round3(ofReqPerSec / ((overBeforeReqPerSec + overAfterReqPerSec) / 2)),
     cpuCostRatio: ofCpu && beforeCpu && afterCpu ? round3((beforeCpu + afterCpu) / 2 / ofCpu) : null,
   };
+}
+
+/** Stops one server and forgets it; rejects if it did not exit cleanly. */
+async function stopServer(server: ServerProcess): Promise<void> {
+  servers.splice(servers.indexOf(server), 1);
+  await server.stop();
 }
 
 /** Stops every server started so far; rejects if any did not exit cleanly. */
