@@ -8,6 +8,7 @@ import { IN_PROCESS_RELAY_URL } from './core/engine.js';
 import { wasmSigner } from './lightning/signer.node.js';
 import type { NwcRequestRecord } from './nostr/nwc/wallet-service.js';
 import { SandboxRelay } from './nostr/relay/sandbox-relay.node.js';
+import { wasmEventSigner } from './nostr/event-signer.node.js';
 import { relayConnectedWallets } from './nostr/relay-wallets.js';
 import { webSocketRelaySession } from './nostr/web-socket-relay-session.node.js';
 import { createSandbox as createBrowserSafeSandbox, type Sandbox, type SandboxOptions } from './sandbox.js';
@@ -48,6 +49,7 @@ export async function createNodeSandbox(options: NodeSandboxOptions = {}): Promi
       connectedWallets: relayConnectedWallets({
         session: relay.session(),
         network: rest.network ?? 'regtest',
+        signer: wasmEventSigner,
         ...(onNwcRequest ? { onRequest: onNwcRequest } : {}),
         externalSession: (url) => webSocketRelaySession(url, rest.onUnexpectedError ? { onError: rest.onUnexpectedError } : {}),
       }),

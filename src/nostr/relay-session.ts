@@ -28,6 +28,11 @@ export interface NostrFilter {
 }
 
 export interface RelaySession {
+  /**
+   * Whether every event it delivers was checked (id and signature) by the relay it comes from in
+   * this very process: then checking again is wasted work. Never set for a socket to a relay.
+   */
+  readonly eventsVerified?: boolean;
   /** Resolves when the relay says OK true; rejects with the relay's reason on OK false or a timeout. */
   publish(event: NostrEvent): Promise<void>;
   /** Live events matching the filters (stored ones first); `close()` ends it. */

@@ -20,6 +20,7 @@ import { merchantWalletId, type WalletRecord } from '../core/wallets/wallet-reco
 import { isNip47ErrorCode, NIP47_METHODS, NIP47_NOTIFICATION_TYPES, Nip47Error, parseNwcUrl, type Nip47Info } from './nwc/nip47.js';
 import { NwcClient, NwcUnavailableError } from './nwc/wallet-client.js';
 import { NwcWalletService, type NwcRequestRecord, type WalletBackend } from './nwc/wallet-service.js';
+import type { NostrEventSigner } from './event-signer.js';
 import type { RelaySession } from './relay-session.js';
 
 /** What the relay wallets need besides the engine's parts. */
@@ -30,6 +31,8 @@ export interface RelayWalletOptions {
   network: string;
   /** Hears every NIP-47 request the sandbox's wallets answer (the dashboard's recent requests). */
   onRequest?(record: NwcRequestRecord): void;
+  /** Signs and checks Nostr events (Node: libsecp256k1 in WASM); nostr-tools' pure JS by default. */
+  signer?: NostrEventSigner;
   /** A session on another relay, for wallets an accounts file names by `nwcUrl` (Node: a WebSocket). */
   externalSession?(relayUrl: string): RelaySession & { readonly connected?: boolean };
 }
@@ -68,6 +71,7 @@ class RelayWallets implements ConnectedWallets {
     this.#parts = parts;
     this.#service = new NwcWalletService(options.session, {
       onError: parts.onError,
+      ...(options.signer ? { signer: options.signer } : {}),
       ...(options.onRequest ? { onRequest: options.onRequest } : {}),
     });
   }
@@ -184,6 +188,9 @@ class RelayWallets implements ConnectedWallets {
           backend: this.#merchantBackend(account),
           methods: ['get_info', 'get_balance', 'make_invoice', 'lookup_invoice', 'list_transactions'],
           notifications: ['payment_received'],
+          // Its one client is the sandbox's own, which speaks NIP-44: no NIP-04 copy of every
+          // notification (each would cost a key exchange).
+          encryptions: ['nip44_v2'],
         })
         .catch(this.#parts.onError);
     }
@@ -193,6 +200,7 @@ class RelayWallets implements ConnectedWallets {
         timeoutMs: this.#parts.timeoutMs,
         encryption: 'nip44_v2',
         onError: this.#parts.onError,
+        ...(this.#options.signer ? { signer: this.#options.signer } : {}),
       });
       this.#hear(account.id, client);
     }
@@ -213,6 +221,7 @@ class RelayWallets implements ConnectedWallets {
     client = new NwcClient(external.session, { walletPubkey: connection.walletPubkey, clientSecretKey: connection.secret }, {
       timeoutMs: this.#parts.timeoutMs,
       onError: this.#parts.onError,
+      ...(this.#options.signer ? { signer: this.#options.signer } : {}),
     });
     client.encryption().then((encryption) => (external.encryption = encryption), () => {});
     this.#hear(account.id, client);

@@ -14,6 +14,8 @@ import type { AccountClocks, ConnectedWallets, SandboxStore, Timers } from '../p
 export const LOOKUP_INTERVAL_MS = 2_000;
 /** Lookups per round at most, so thousands of pending requests cannot flood a wallet. */
 export const LOOKUPS_PER_ROUND = 100;
+/** Lookups in flight at once: a round's work is spread, not one burst that stalls every request. */
+const LOOKUPS_AT_ONCE = 5;
 
 /** What the watch needs. */
 export interface SettlementWatchDeps {
@@ -67,7 +69,7 @@ export class SettlementWatch {
 
   async #lookUp(): Promise<void> {
     const { store, clocks, wallets, accountOf, settled, onError } = this.#deps;
-    const asked: Array<Promise<void>> = [];
+    const asked: Array<() => Promise<void>> = [];
     // A copy: the asked are moved to the back while this runs.
     for (const id of Array.from(this.#watched)) {
       if (asked.length >= LOOKUPS_PER_ROUND) break;
@@ -80,7 +82,7 @@ export class SettlementWatch {
       // Oldest first, and the asked go to the back: every request is asked in turn.
       this.#watched.delete(id);
       this.#watched.add(id);
-      asked.push(
+      asked.push(() =>
         wallets.lookupInvoice(account, stored.paymentHash).then(
           async (found) => {
             if (found.state === 'settled' && found.preimage !== undefined) await settled(stored.accountId, stored.paymentHash, found.preimage);
@@ -89,6 +91,8 @@ export class SettlementWatch {
         ),
       );
     }
-    await Promise.all(asked).catch(onError);
+    for (let start = 0; start < asked.length && !this.#closed; start += LOOKUPS_AT_ONCE) {
+      await Promise.all(asked.slice(start, start + LOOKUPS_AT_ONCE).map((ask) => ask())).catch(onError);
+    }
   }
 }

@@ -48,6 +48,11 @@ export interface WalletLedgerDeps {
    * side) in the same durable write; rejects as a transition would.
    */
   completeRequest(record: PaymentRequestRecord, alongside: StoreChange): Promise<PaymentRequestRecord>;
+  /**
+   * Runs `task` after the current work (e.g. a timer of 0): notifications go out once the payer
+   * has its answer, which then does not wait for their encryption and signatures.
+   */
+  defer(task: () => void): void;
   onError(error: unknown): void;
 }
 
@@ -231,7 +236,9 @@ export class WalletLedger {
     // wallet of the sandbox made the invoice (fixtures), so none would report it.
     if (request !== undefined && (!request.isNwc || payer === undefined || walletInvoice === undefined)) paymentRequest = await this.#deps.completeRequest(request, change);
     else await store.commit(change);
-    for (const [walletId, notification] of notifications) this.#listeners.emit(walletId, notification);
+    this.#deps.defer(() => {
+      for (const [walletId, notification] of notifications) this.#listeners.emit(walletId, notification);
+    });
     return { preimage, feesPaidMsats: 0, ...(paymentRequest ? { paymentRequest } : {}) };
   }
 

@@ -59,6 +59,7 @@ export function createWalletMachinery(deps: WalletMachineryDeps): WalletMachiner
     random: deps.random,
     // A custodial request a wallet pays completes with the payer's side in the same write.
     completeRequest: (record, alongside) => requests().completePaid(record, alongside),
+    defer: (task) => timers.setTimeout(task, 0),
     onError,
   });
   // Keys of test wallets are secrets: crypto-strong whatever the engine's random source.

@@ -8,7 +8,8 @@
  * dropped. Answers without a `p` tag are taken: NIP-47 says SHOULD, and @getalby/sdk's wallet
  * service sends none. For the same reason the answers are found by kind and author, not `#p`.
  */
-import { finalizeEvent, getPublicKey, verifyEvent } from 'nostr-tools/pure';
+import { getPublicKey } from 'nostr-tools/pure';
+import { pureEventSigner, type NostrEventSigner } from '../event-signer.js';
 import type { NostrEvent, RelaySession } from '../relay-session.js';
 import {
   NIP47_KIND,
@@ -39,6 +40,8 @@ export interface NwcClientOptions {
   onError?(error: unknown): void;
   /** Wall-clock ms, for created_at and the requests' expiration tag (default Date.now). */
   now?(): number;
+  /** Signs and checks events; nostr-tools' pure JS by default (Node passes a WASM one). */
+  signer?: NostrEventSigner;
 }
 
 /** The wallet could not be reached: no answer, or the relay refused the request. */
@@ -89,6 +92,7 @@ export class NwcClient {
   private readonly timeoutMs: number;
   private readonly options: NwcClientOptions;
   private readonly now: () => number;
+  private readonly signer: NostrEventSigner;
   /** By request event id, once published; `requests` also holds those still being prepared. */
   private readonly pending = new Map<string, PendingRequest>();
   private readonly requests = new Set<PendingRequest>();
@@ -108,6 +112,7 @@ export class NwcClient {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.options = options;
     this.now = options.now ?? Date.now;
+    this.signer = options.signer ?? pureEventSigner;
     if (options.encryption) this.detection = Promise.resolve(options.encryption);
   }
 
@@ -145,7 +150,7 @@ export class NwcClient {
         (encryption) => {
           if (!this.requests.has(request)) return;
           request.encryption = encryption;
-          const event = finalizeEvent(
+          const event = this.signer.finalize(
             {
               kind: NIP47_KIND.request,
               created_at: Math.floor(this.now() / 1000),
@@ -248,7 +253,7 @@ export class NwcClient {
       const timer = setTimeout(() => finish(() => reject(new NwcTimeoutError('the info event', this.timeoutMs, 'no info event'))), this.timeoutMs);
       this.stopDetection = () => finish(() => reject(new NwcUnavailableError('the NWC client is closed')));
       subscription = this.session.subscribe([{ kinds: [NIP47_KIND.info], authors: [this.walletPubkey], limit: 1 }], (event) => {
-        if (done || event.kind !== NIP47_KIND.info || event.pubkey !== this.walletPubkey || !verifyEvent(event)) return;
+        if (done || event.kind !== NIP47_KIND.info || event.pubkey !== this.walletPubkey || !this.verified(event)) return;
         finish(() => {
           const chosen = encryptionOfInfo(event);
           if (chosen) resolve(chosen);
@@ -279,12 +284,17 @@ export class NwcClient {
     }
   }
 
+  /** Whether the event's id and signature hold; a session whose relay checked them is believed. */
+  private verified(event: NostrEvent): boolean {
+    return this.session.eventsVerified === true || this.signer.verify(event);
+  }
+
   private receiveAnswer(event: NostrEvent): void {
     const request = this.pending.get(tagValue(event, 'e') ?? '');
     if (!request || !request.encryption) return;
     const addressee = tagValue(event, 'p');
     if (addressee !== undefined && addressee !== this.clientPubkey) return;
-    if (!verifyEvent(event)) return;
+    if (!this.verified(event)) return;
     const body = this.open(event.content, [request.encryption, request.encryption === 'nip04' ? 'nip44_v2' : 'nip04']);
     if (!isObject(body)) {
       request.reject(new Nip47Error('INTERNAL', `the wallet's answer to ${request.method} could not be read`));
@@ -302,7 +312,7 @@ export class NwcClient {
 
   private async receiveNotification(event: NostrEvent): Promise<void> {
     if (this.listeners.size === 0 || tagValue(event, 'p') !== this.clientPubkey || this.seenNotifications.has(event.id)) return;
-    if (!verifyEvent(event)) return;
+    if (!this.verified(event)) return;
     this.seenNotifications.add(event.id);
     if (this.seenNotifications.size > MAX_SEEN_NOTIFICATIONS) this.seenNotifications.delete(this.seenNotifications.values().next().value!);
     const encryption: Nip47Encryption = event.kind === NIP47_KIND.notification ? 'nip44_v2' : 'nip04';

@@ -9,7 +9,8 @@
  * size of an answer. No request, however malformed, stops the service: a backend that throws
  * answers INTERNAL and is reported to `onError`.
  */
-import { finalizeEvent, getPublicKey, verifyEvent } from 'nostr-tools/pure';
+import { getPublicKey } from 'nostr-tools/pure';
+import { pureEventSigner, type NostrEventSigner } from '../event-signer.js';
 import type { NostrEvent, NostrFilter, RelaySession } from '../relay-session.js';
 import {
   isNip47Encryption,
@@ -109,6 +110,8 @@ export interface NwcWalletServiceOptions {
   limits?: Partial<NwcServiceLimits>;
   /** Wall-clock ms, for events' created_at and requests' expiration (default Date.now). */
   now?(): number;
+  /** Signs and checks events; nostr-tools' pure JS by default (Node passes a WASM one). */
+  signer?: NostrEventSigner;
 }
 
 type Answer = { result: unknown } | { error: { code: string; message: string } };
@@ -135,6 +138,7 @@ export class NwcWalletService {
   private readonly options: NwcWalletServiceOptions;
   private readonly limits: NwcServiceLimits;
   private readonly now: () => number;
+  private readonly signer: NostrEventSigner;
   private readonly connections = new Map<string, ServedConnection>();
   private readonly groups = new Set<SubscriptionGroup>();
   /** Insertion-ordered: the oldest id goes first when full. */
@@ -146,6 +150,7 @@ export class NwcWalletService {
     this.options = options;
     this.limits = { ...NWC_SERVICE_LIMITS, ...options.limits };
     this.now = options.now ?? Date.now;
+    this.signer = options.signer ?? pureEventSigner;
   }
 
   /**
@@ -219,7 +224,7 @@ export class NwcWalletService {
     await Promise.all(
       kinds.map(([kind, encryption]) =>
         this.session.publish(
-          finalizeEvent(
+          this.signer.finalize(
             { kind, created_at: this.seconds(), tags: [['p', clientPubkey]], content: nip47Encrypt(encryption, walletSecretKey, clientPubkey, plaintext) },
             walletSecretKey,
           ),
@@ -245,7 +250,7 @@ export class NwcWalletService {
     if (notifications.length > 0) tags.push(['notifications', notifications.join(' ')]);
     // NIP-47's example lists "notifications" among the capabilities when there are any.
     const capabilities = notifications.length > 0 ? [...methods, 'notifications'] : methods;
-    const info = finalizeEvent({ kind: NIP47_KIND.info, created_at: this.seconds(), tags, content: capabilities.join(' ') }, walletSecretKey);
+    const info = this.signer.finalize({ kind: NIP47_KIND.info, created_at: this.seconds(), tags, content: capabilities.join(' ') }, walletSecretKey);
     await this.session.publish(info);
   }
 
@@ -294,7 +299,7 @@ export class NwcWalletService {
     if (event.pubkey !== clientPubkey) return ignore("not signed by the connection's client");
     if (this.seen.has(event.id)) return; // the same request again (another relay, a resubscription)
     if (event.content.length > this.limits.maxContentChars) return ignore(`content over ${this.limits.maxContentChars} characters`);
-    if (!verifyEvent(event)) return ignore('bad id or signature');
+    if (!this.session.eventsVerified && !this.signer.verify(event)) return ignore('bad id or signature');
     this.remember(event.id);
     const expiration = Number(tagValue(event, 'expiration'));
     if (Number.isFinite(expiration) && expiration * 1000 < at) return ignore('expired');
@@ -417,7 +422,7 @@ export class NwcWalletService {
       body = JSON.stringify({ result_type: method, error: tooLarge, result: null });
     }
     const { walletSecretKey, clientPubkey } = served.connection;
-    const response = finalizeEvent(
+    const response = this.signer.finalize(
       {
         kind: NIP47_KIND.response,
         created_at: this.seconds(),

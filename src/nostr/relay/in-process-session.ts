@@ -28,6 +28,8 @@ export class RelayRefusal extends Error {
 
 /** An in-process RelaySession; `SandboxRelay.session()` makes them. */
 export class InProcessSession implements RelaySession {
+  /** What it delivers went through the relay's checks (id, signature) in this process. */
+  readonly eventsVerified = true;
   readonly #port: RelayPort;
   readonly #onError: (error: unknown) => void;
   readonly #onClose: (session: InProcessSession) => void;
