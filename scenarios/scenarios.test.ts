@@ -18,12 +18,15 @@ const FILES = readdirSync(DIR)
   .filter((file) => file.endsWith('.yaml'))
   .sort();
 
+/** `nwc-wallet-offline.yaml` waits out the NWC timeout (10 s by default) once: 1 s here. */
+const SERVE_ARGS = ['--nwc-timeout', '1'];
+
 let server: CliProcess & { url: string };
 /** The run of every shipped scenario, in one CLI process. */
 let all: { code: number | string; stdout: string; stderr: string };
 
 beforeAll(async () => {
-  server = await startCliServer([]);
+  server = await startCliServer(SERVE_ARGS);
   all = await scenarioRun(FILES.map((file) => `scenarios/${file}`));
 }, 60_000);
 
@@ -60,6 +63,12 @@ describe('the shipped scenarios', () => {
         'auto-pay-rule.yaml',
         'webhooks-happy-path.yaml',
         'webhooks-retries.yaml',
+        'nwc-test-wallet-pays.yaml',
+        'nwc-dropped-notification.yaml',
+        'nwc-wallet-offline.yaml',
+        'faults-status-and-retry.yaml',
+        'faults-lost-answer.yaml',
+        'faults-reset-latency-hang.yaml',
       ]),
     );
   });
@@ -103,7 +112,7 @@ describe('the shipped scenarios on a used sandbox', () => {
   });
 
   it('all pass after others have used the default accounts: endpoints that fail, requests, rules, clocks moved on', async () => {
-    used = await startCliServer([]);
+    used = await startCliServer(SERVE_ARGS);
     const call = async (key: string, method: string, path: string, body?: unknown) => {
       const answer = await fetch(used.url + path, {
         method,
@@ -116,7 +125,9 @@ describe('the shipped scenarios on a used sandbox', () => {
     for (const key of ['sk_test_custodial', 'sk_test_nwc']) {
       // A receiver that is gone: every delivery fails and is retried on the account's clock.
       await call(key, 'POST', '/sandbox/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/gone' });
-      await call(key, 'PUT', '/sandbox/v1/rules', { rules: [{ name: 'someone else\'s rule', match: { amount: { max: 100_000 } }, outcome: 'fail', after: 1 }] });
+      // after: 30, not 1: an NWC create takes a few hundred ms (make_invoice over the relay) and
+      // createdAt is whole seconds, so a rule due 1 s later could fail the request before `complete`.
+      await call(key, 'PUT', '/sandbox/v1/rules', { rules: [{ name: 'someone else\'s rule', match: { amount: { max: 100_000 } }, outcome: 'fail', after: 30 }] });
       for (let i = 0; i < 5; i++) {
         const created = await call(key, 'POST', '/api/v1/payment-requests', { amount: 1000 + i, description: `left over ${i}`, destinationWallet: 'someone@example.com' });
         if (i % 2 === 0) await call(key, 'POST', `/sandbox/v1/payment-requests/${created!.id}/complete`);

@@ -9,6 +9,7 @@ import { loadScenario, ScenarioFileError } from '../scenario/load-scenario.js';
 import { countSteps, formatScenarioEnd, formatStep, formatSummary } from '../scenario/report.js';
 import { runScenario, TargetUnreachableError, type ScenarioResult } from '../scenario/run-scenario.js';
 import type { Scenario } from '../scenario/scenario-schema.js';
+import { nodeWalletPayer } from '../scenario/wallet-payer.node.js';
 import { nodeReceivers } from '../scenario/webhook-receiver.node.js';
 import { parseBaseUrl } from './args.js';
 import { UsageError } from './usage-error.js';
@@ -62,6 +63,7 @@ export async function scenario(args: string[]): Promise<void> {
   const receiverHost = values['receiver-host'];
   if (receiverHost === '') throw new UsageError('--receiver-host needs a host, e.g. --receiver-host 192.168.1.20');
   const startReceiver = nodeReceivers(receiverHost === undefined ? {} : { host: receiverHost });
+  const payThroughWallet = nodeWalletPayer();
 
   // Every file is read and validated before anything runs: a typo in the last file costs nothing.
   const scenarios: Array<{ file: string; scenario: Scenario }> = positionals.map((file) => ({ file, scenario: readScenario(file) }));
@@ -75,6 +77,7 @@ export async function scenario(args: string[]): Promise<void> {
         apiKey,
         keys,
         startReceiver,
+        payThroughWallet,
         onStep: (step) => process.stdout.write(formatStep(step).map((line) => `  ${line}\n`).join('')),
       });
       results.push(result);

@@ -1,7 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { describe, expect, it } from 'vitest';
-import { checkExpectations, type StepResponse } from './expectations.js';
+import { checkExpectations, checkNoAnswer, type StepResponse } from './expectations.js';
 
 const preimage = '11'.repeat(32);
 const paymentHash = bytesToHex(sha256(hexToBytes(preimage)));
@@ -118,5 +118,39 @@ describe('checkExpectations', () => {
     expect(checkExpectations({ body: { status: 'ok' } }, { status: 200, body: '<html>', text: '<html>' })).toEqual([
       { path: 'body', expected: 'an object', actual: '"<html>"' },
     ]);
+  });
+
+  it('checks headers by name in any case, as text', () => {
+    const busy: StepResponse = { ...response(503, { error: { code: 'simulated_fault' } }), headers: { 'retry-after': '2' } };
+    expect(checkExpectations({ status: 503, headers: { 'Retry-After': 2 } }, busy)).toEqual([]);
+    expect(checkExpectations({ status: 503, headers: { 'retry-after': '3', 'x-other': 'a' } }, busy)).toEqual([
+      { path: 'headers.retry-after', expected: '"3"', actual: '"2"' },
+      { path: 'headers.x-other', expected: '"a"', actual: '(absent)' },
+    ]);
+  });
+
+  it('checks how long the answer took', () => {
+    expect(checkExpectations({ tookAtLeastMs: 300 }, { ...created, durationMs: 301 })).toEqual([]);
+    expect(checkExpectations({ tookAtLeastMs: 300 }, { ...created, durationMs: 12.4 })).toEqual([{ path: 'time', expected: 'at least 300 ms', actual: '12 ms' }]);
+    expect(checkExpectations({ tookAtLeastMs: 300 }, created)).toEqual([{ path: 'time', expected: 'at least 300 ms', actual: '(not measured)' }]);
+  });
+
+  it('with dropped, an answer is the mismatch, whatever its status', () => {
+    expect(checkExpectations({ dropped: true }, created)).toEqual([{ path: 'answer', expected: '(none: the connection closed)', actual: 'HTTP 201' }]);
+    expect(checkExpectations({ dropped: true }, response(500, null))).toEqual([{ path: 'answer', expected: '(none: the connection closed)', actual: 'HTTP 500' }]);
+  });
+});
+
+describe('checkNoAnswer', () => {
+  const noAnswer = { reason: 'cannot reach http://x/api: other side closed', durationMs: 305 };
+
+  it('holds when dropped was expected, and checks the time', () => {
+    expect(checkNoAnswer({ dropped: true }, noAnswer)).toEqual([]);
+    expect(checkNoAnswer({ dropped: true, tookAtLeastMs: 300 }, noAnswer)).toEqual([]);
+    expect(checkNoAnswer({ dropped: true, tookAtLeastMs: 400 }, noAnswer)).toEqual([{ path: 'time', expected: 'at least 400 ms', actual: '305 ms' }]);
+  });
+
+  it('is a mismatch when an answer was expected', () => {
+    expect(checkNoAnswer(undefined, noAnswer)).toEqual([{ path: 'answer', expected: 'an answer', actual: '(none: cannot reach http://x/api: other side closed)' }]);
   });
 });

@@ -11,6 +11,16 @@ export interface StepResponse {
   status: number;
   body: unknown;
   text: string;
+  /** Names in lower case. */
+  headers?: Record<string, string>;
+  /** From sending the request to the end of the answer. */
+  durationMs?: number;
+}
+
+/** A request that got no answer: the connection closed (a reset, a hang), or nothing came in time. */
+export interface NoAnswer {
+  reason: string;
+  durationMs: number;
 }
 
 /** One expectation that did not hold. `expected` and `actual` are rendered values (JSON, or a phrase in parentheses). */
@@ -27,7 +37,10 @@ const HEX_32_BYTES = /^[0-9a-f]{64}$/i;
 export function checkExpectations(expect: Expectation | undefined, response: StepResponse): Mismatch[] {
   const mismatches: Mismatch[] = [];
   const rules = expect ?? {};
-  if (rules.status !== undefined) {
+  if (rules.dropped === true) {
+    // The loader lets only `tookAtLeastMs` go with `dropped`: an answer is the one mismatch.
+    mismatches.push({ path: 'answer', expected: '(none: the connection closed)', actual: `HTTP ${response.status}` });
+  } else if (rules.status !== undefined) {
     if (response.status !== rules.status) mismatches.push({ path: 'status', expected: String(rules.status), actual: String(response.status) });
   } else if (rules.error === undefined && (response.status < 200 || response.status > 299)) {
     // An expected error code says the step should fail; without one, the step is meant to succeed.
@@ -48,7 +61,27 @@ export function checkExpectations(expect: Expectation | undefined, response: Ste
   }
   if (rules.preimageMatches !== undefined) checkPreimage(response.body, rules.preimageMatches, 'the given hash', mismatches);
   if (rules.count !== undefined) checkCount(rules.count, response.body, mismatches);
+  for (const [name, value] of Object.entries(rules.headers ?? {})) {
+    // Headers are text: `retry-after: 2` in YAML means the header "2".
+    const actual = response.headers?.[name.toLowerCase()];
+    if (actual !== String(value)) mismatches.push({ path: `headers.${name.toLowerCase()}`, expected: render(String(value)), actual: actual === undefined ? ABSENT : render(actual) });
+  }
+  if (rules.tookAtLeastMs !== undefined) checkTime(rules.tookAtLeastMs, response.durationMs, mismatches);
   return mismatches;
+}
+
+/** Every way a request that got no answer misses `expect`: it must say `dropped: true`. */
+export function checkNoAnswer(expect: Expectation | undefined, noAnswer: NoAnswer): Mismatch[] {
+  const mismatches: Mismatch[] = [];
+  if (expect?.dropped !== true) mismatches.push({ path: 'answer', expected: 'an answer', actual: `(none: ${noAnswer.reason})` });
+  if (expect?.tookAtLeastMs !== undefined) checkTime(expect.tookAtLeastMs, noAnswer.durationMs, mismatches);
+  return mismatches;
+}
+
+/** The answer (or the closing of the connection) took at least `ms`. */
+function checkTime(ms: number, durationMs: number | undefined, out: Mismatch[]): void {
+  if (durationMs === undefined) out.push({ path: 'time', expected: `at least ${ms} ms`, actual: '(not measured)' });
+  else if (durationMs < ms) out.push({ path: 'time', expected: `at least ${ms} ms`, actual: `${Math.round(durationMs)} ms` });
 }
 
 /** The list in an answer (`body.data`, or the body when it is an array) has `count` items. */

@@ -163,6 +163,80 @@ steps:
     ]);
   });
 
+  it('parses walletPay, within, and the expectations dropped, tookAtLeastMs and headers', () => {
+    const scenario = loadScenario(`
+name: Wallets and faults
+steps:
+  - reset: all
+  - walletPay: { nwcUrl: "\${payer.nwcUrl}", invoice: "\${order.invoice}" }
+    as: paid
+    expect: { preimageMatches: "\${order.paymentHash}", body: { fees_paid: 0 } }
+  - walletPay: { nwcUrl: "\${payer.nwcUrl}", invoice: "\${order.invoice}" }
+    expect: { error: PAYMENT_FAILED }
+  - status: \${order.id}
+    within: 6
+    expect: { body: { status: completed } }
+  - request: { method: get, path: /sandbox/v1/requests }
+    within: 0.5
+    expect: { count: 1 }
+  - create: { amount: 1000 }
+    expect: { dropped: true, tookAtLeastMs: 300 }
+  - create: { amount: 1000 }
+    expect: { status: 503, headers: { retry-after: 2, X-Other: "a" }, tookAtLeastMs: 0 }
+`);
+    expect(scenario.steps[1]).toEqual({ walletPay: { nwcUrl: '${payer.nwcUrl}', invoice: '${order.invoice}' }, as: 'paid', expect: { preimageMatches: '${order.paymentHash}', body: { fees_paid: 0 } } });
+    expect(scenario.steps[3]).toMatchObject({ within: 6 });
+    expect(scenario.steps[5]).toMatchObject({ expect: { dropped: true, tookAtLeastMs: 300 } });
+  });
+
+  it('checks walletPay, within and dropped: no key for a wallet, asking again only where it only reads, nothing else with dropped', () => {
+    expect(
+      problemsOf(`name: x
+steps:
+  - walletPay: { nwcUrl: nostr+walletconnect://x }
+  - walletPay: { nwcUrl: a, invoice: b, amount: 1 }
+    key: nwc
+    expect: { status: 200, count: 1, dropped: true, verified: true }
+  - create: { amount: 1 }
+    within: 5
+  - request: { method: POST, path: /sandbox/v1/pay }
+    within: 5
+  - status: pr_1
+    within: 61
+  - create: {}
+    expect: { dropped: false, tookAtLeastMs: -1 }
+  - create: {}
+    expect: { dropped: true, status: 201, body: {} }
+  - read: pr_1
+    within: 1
+    expect: { dropped: true }
+  - received: shop
+    expect: { dropped: true }
+  - pay: x
+    expect: { headers: { retry-after: [2] } }
+`),
+    ).toEqual([
+      'step 1 (line 3): walletPay: "invoice" is required',
+      'step 2 (line 4): walletPay: unknown key "amount"',
+      'step 2 (line 4): walletPay takes no key: it pays through the wallet over Nostr, not through the server',
+      'step 2 (line 4): expect.status does not apply to walletPay (it takes body, absent, error, exactBody, preimageMatches)',
+      'step 2 (line 4): expect.count does not apply to walletPay (it takes body, absent, error, exactBody, preimageMatches)',
+      'step 2 (line 4): expect.dropped does not apply to walletPay (it takes body, absent, error, exactBody, preimageMatches)',
+      'step 2 (line 4): expect.verified does not apply to walletPay (it takes body, absent, error, exactBody, preimageMatches)',
+      'step 2 (line 4): expect.dropped: there is no answer to expect status, count, verified of (only tookAtLeastMs goes with dropped)',
+      'step 3 (line 7): within asks again, so it is only for steps that only read: read, status, clock, events, deliveries, and request with GET or HEAD',
+      'step 4 (line 9): within asks again, so it is only for steps that only read: read, status, clock, events, deliveries, and request with GET or HEAD',
+      'step 5 (line 11): within must be <= 60',
+      'step 6 (line 13): expect.dropped must be true',
+      'step 6 (line 13): expect.tookAtLeastMs must be >= 0',
+      'step 7 (line 15): expect.dropped: there is no answer to expect status, body of (only tookAtLeastMs goes with dropped)',
+      'step 8 (line 17): within does not go with expect.dropped: a request that got no answer is not asked again',
+      'step 9 (line 20): received: "shop" is not the name of an earlier receiver step (none so far)',
+      'step 9 (line 20): expect.dropped does not apply to received (it takes count, types, events, verified, sameWebhookId)',
+      'step 10 (line 22): expect.headers.retry-after must be a header value, as text (a number stands for its digits)',
+    ]);
+  });
+
   it('checks the top level: name, steps, keys, rules', () => {
     expect(problemsOf('steps: []\nkeys: { default: a }\nrules: [{ outcome: win }]\nextra: 1\n')).toEqual([
       '"name" is required',

@@ -5,7 +5,17 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, isSeq, type Node } from 'yaml';
 import { malformedReferences } from './references.js';
-import { HTTP_EXPECTATIONS, RECEIVED_EXPECTATIONS, scenarioSchema, STEP_ACTIONS, STEP_OPTIONS, type Scenario } from './scenario-schema.js';
+import {
+  DROPPED_EXPECTATIONS,
+  HTTP_EXPECTATIONS,
+  READ_ONLY_ACTIONS,
+  RECEIVED_EXPECTATIONS,
+  scenarioSchema,
+  STEP_ACTIONS,
+  STEP_OPTIONS,
+  WALLET_PAY_EXPECTATIONS,
+  type Scenario,
+} from './scenario-schema.js';
 
 /** A scenario file that cannot run: every problem found, one per line in `message`. */
 export class ScenarioFileError extends Error {
@@ -46,7 +56,7 @@ export function loadScenario(text: string, source = 'scenario'): Scenario {
   };
 
   const problems = validate(data) ? [] : schemaProblems(validate.errors ?? [], data);
-  problems.push(...referenceProblems(data), ...receiverProblems(data));
+  problems.push(...referenceProblems(data), ...receiverProblems(data), ...walletAndRetryProblems(data));
   problems.sort((a, b) => (a.step ?? -1) - (b.step ?? -1));
   if (problems.length > 0) {
     throw new ScenarioFileError(
@@ -168,13 +178,52 @@ function receiverProblems(data: unknown): Problem[] {
       for (const key of expectations.filter((key) => !(RECEIVED_EXPECTATIONS as readonly string[]).includes(key))) {
         add(`expect.${key} does not apply to received (it takes ${RECEIVED_EXPECTATIONS.join(', ')})`);
       }
-    } else {
+    } else if (actions[0] !== 'walletPay') {
       for (const key of expectations.filter((key) => (receivedOnly as readonly string[]).includes(key))) {
         add(`expect.${key} applies only to received steps (what a receiver got)`);
       }
     }
   });
   return problems;
+}
+
+/**
+ * What the schema cannot say about `walletPay` (no server, so no key, and only expectations about
+ * the wallet's answer), `within` (asking again is harmless only for steps that only read) and
+ * `dropped` (there is no answer to expect anything of).
+ */
+function walletAndRetryProblems(data: unknown): Problem[] {
+  const steps = isObject(data) && Array.isArray(data.steps) ? (data.steps as unknown[]) : [];
+  const problems: Problem[] = [];
+  steps.forEach((step, index) => {
+    if (!isObject(step)) return;
+    const actions = STEP_ACTIONS.filter((action) => Object.hasOwn(step, action));
+    if (actions.length !== 1) return;
+    const action = actions[0]!;
+    const add = (text: string) => problems.push({ step: index, text });
+    const expect = isObject(step.expect) ? step.expect : {};
+    if (action === 'walletPay') {
+      if (step.key !== undefined) add('walletPay takes no key: it pays through the wallet over Nostr, not through the server');
+      for (const key of Object.keys(expect).filter((key) => !(WALLET_PAY_EXPECTATIONS as readonly string[]).includes(key))) {
+        add(`expect.${key} does not apply to walletPay (it takes ${WALLET_PAY_EXPECTATIONS.join(', ')})`);
+      }
+    }
+    if (step.within !== undefined && !readsOnly(action, step)) {
+      add(`within asks again, so it is only for steps that only read: ${READ_ONLY_ACTIONS.join(', ')}, and request with GET or HEAD`);
+    }
+    if (expect.dropped === true) {
+      const others = Object.keys(expect).filter((key) => !(DROPPED_EXPECTATIONS as readonly string[]).includes(key));
+      if (others.length > 0) add(`expect.dropped: there is no answer to expect ${others.join(', ')} of (only tookAtLeastMs goes with dropped)`);
+      if (step.within !== undefined) add('within does not go with expect.dropped: a request that got no answer is not asked again');
+    }
+  });
+  return problems;
+}
+
+function readsOnly(action: string, step: Record<string, unknown>): boolean {
+  if ((READ_ONLY_ACTIONS as readonly string[]).includes(action)) return true;
+  const method = isObject(step.request) ? step.request.method : undefined;
+  return action === 'request' && typeof method === 'string' && ['GET', 'HEAD'].includes(method.toUpperCase());
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

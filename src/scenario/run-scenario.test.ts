@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../sandbox.js';
 import { loadScenario } from './load-scenario.js';
 import { countSteps, formatStep, formatSummary } from './report.js';
-import { runScenario, TargetUnreachableError, type FetchLike, type StepResult } from './run-scenario.js';
+import { runScenario, TargetUnreachableError, type FetchLike, type PayThroughWallet, type StepResult } from './run-scenario.js';
 
 /** `fetch` answered by an in-process sandbox, recording what was asked. */
 function inProcess(): { fetch: FetchLike; calls: Array<{ method: string; url: string; authorization?: string; body?: string }> } {
@@ -20,6 +20,24 @@ function inProcess(): { fetch: FetchLike; calls: Array<{ method: string; url: st
 }
 
 const BASE = { baseUrl: 'http://sandbox.test', apiKey: 'sk_test_custodial' };
+
+/** Like `inProcess`, but the API faults' transport happens: a drop rejects as fetch does, a delay waits. */
+function withTransport(): { fetch: FetchLike; calls: string[] } {
+  const sandbox = createSandbox();
+  const calls: string[] = [];
+  return {
+    calls,
+    fetch: async (url, init) => {
+      const { pathname, search } = new URL(url);
+      calls.push(`${init.method} ${pathname}${search}`);
+      const response = await sandbox.handle({ method: init.method, url: pathname + search, headers: init.headers, body: init.body });
+      if (response.transport?.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, response.transport!.delayMs));
+      if (response.transport?.drop === true) throw new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+      const headers = new Headers(Object.entries(response.headers ?? {}).map(([name, value]): [string, string] => [name, String(value)]));
+      return { status: response.status, text: async () => response.body, headers };
+    },
+  };
+}
 
 describe('runScenario', () => {
   it('runs the steps in order, with references, and reports each as it finishes', async () => {
@@ -200,5 +218,157 @@ steps:
     await expect(runScenario(loadScenario('name: x\nsteps:\n  - reset: true\n'), { ...BASE, fetch: silent, timeoutMs: 50 })).rejects.toThrow(
       new TargetUnreachableError('no answer from http://sandbox.test/sandbox/v1/reset within 0.05 s'),
     );
+  });
+
+  it('within: asks a read-only step again until it holds, for up to that many seconds', async () => {
+    let reads = 0;
+    const later: FetchLike = async (url) => {
+      if (new URL(url).pathname.endsWith('/status')) reads++;
+      return { status: 200, text: async () => JSON.stringify({ status: reads >= 3 ? 'completed' : 'pending' }) };
+    };
+    const held = await runScenario(loadScenario('name: x\nsteps:\n  - status: pr_1\n    within: 2\n    expect: { body: { status: completed } }\n'), { ...BASE, fetch: later });
+    expect(held.passed).toBe(true);
+    expect(reads).toBe(3);
+    // Without within, one read and the step fails.
+    reads = 0;
+    const once = await runScenario(loadScenario('name: x\nsteps:\n  - status: pr_1\n    expect: { body: { status: completed } }\n'), { ...BASE, fetch: later });
+    expect(once.passed).toBe(false);
+    expect(reads).toBe(1);
+    // It gives up when the time is over, with the last answer's mismatches.
+    reads = -1_000;
+    const started = performance.now();
+    const over = await runScenario(loadScenario('name: x\nsteps:\n  - status: pr_1\n    within: 0.3\n    expect: { body: { status: completed } }\n'), { ...BASE, fetch: later });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    expect(over.steps[0]).toMatchObject({ passed: false, mismatches: [{ path: 'body.status', expected: '"completed"', actual: '"pending"' }] });
+  });
+
+  it('API faults: dropped (a reset, a hang), tookAtLeastMs (latency), headers (Retry-After), and the journal', async () => {
+    const { fetch } = withTransport();
+    const result = await runScenario(
+      loadScenario(`
+name: Faults
+steps:
+  - reset: all
+  - request: { method: PUT, path: /sandbox/v1/faults, body: { faults: [{ times: 1, fault: { status: 503, retryAfter: 2 } }] } }
+  - create: { amount: 1000, description: A-1, destinationWallet: m@example.com, metadata: { orderId: A-1 } }
+    expect: { status: 503, error: simulated_fault, headers: { retry-after: 2 } }
+  - request: { method: PUT, path: /sandbox/v1/faults, body: { faults: [{ times: 1, fault: { resetAfterCommit: true } }] } }
+  - create: { amount: 1000, description: A-1, destinationWallet: m@example.com, metadata: { orderId: A-1 } }
+    as: lost
+    expect: { dropped: true }
+  - request: { method: PUT, path: /sandbox/v1/faults, body: { faults: [{ times: 1, fault: { latencyMs: 150 } }] } }
+  - create: { amount: 1000, description: late, destinationWallet: m@example.com }
+    expect: { status: 201, tookAtLeastMs: 150 }
+  - request: { method: PUT, path: /sandbox/v1/faults, body: { faults: [{ times: 1, fault: { hangMs: 150 } }] } }
+  - create: { amount: 1000, description: hung, destinationWallet: m@example.com }
+    expect: { dropped: true, tookAtLeastMs: 150 }
+  - request: { method: GET, path: "/sandbox/v1/requests?method=POST" }
+    expect:
+      count: 4
+      body:
+        data:
+          - { status: null, fault: { hangMs: 150 } }
+          - { status: 201, fault: { latencyMs: 150 } }
+          - { status: null, fault: { resetAfterCommit: true }, body: { metadata: { orderId: A-1 } } }
+          - { status: 503, body: { metadata: { orderId: A-1 } } }
+  - request: { method: PUT, path: /sandbox/v1/faults, body: { faults: [] } }
+`),
+      { ...BASE, fetch },
+    );
+    expect(result.steps.filter((step) => !step.passed).map((step) => formatStep(step))).toEqual([]);
+    expect(result.passed).toBe(true);
+    // A dropped step passes with no response; its name stands for null.
+    expect(result.steps[4]!.response).toBeUndefined();
+  });
+
+  it('dropped: an answer fails the step, shown as usual; without dropped, no answer stops the run as before', async () => {
+    const { fetch } = withTransport();
+    const answered = await runScenario(loadScenario('name: x\nsteps:\n  - clock: true\n    expect: { dropped: true }\n  - clock: true\n'), { ...BASE, fetch });
+    expect(answered.steps[0]).toMatchObject({ passed: false, mismatches: [{ path: 'answer', expected: '(none: the connection closed)', actual: 'HTTP 200' }] });
+    expect(formatStep(answered.steps[0]!)).toContain('    response: HTTP 200');
+    expect(answered.notRun).toBe(1);
+
+    const slow = await runScenario(
+      loadScenario(`
+name: x
+steps:
+  - request: { method: PUT, path: /sandbox/v1/faults, body: { faults: [{ fault: { reset: true } }] } }
+  - create: { amount: 1000, description: x, destinationWallet: m@example.com }
+    expect: { dropped: true, tookAtLeastMs: 5000 }
+`),
+      { ...BASE, fetch },
+    );
+    expect(slow.steps[1]).toMatchObject({ passed: false, mismatches: [{ path: 'time', expected: 'at least 5000 ms' }], details: [expect.stringMatching(/^no answer: cannot reach http:\/\/sandbox\.test\/api\/v1\/payment-requests: UND_ERR_SOCKET \(other side closed\)$/)] });
+    await expect(
+      runScenario(loadScenario('name: x\nsteps:\n  - create: { amount: 1000, description: x, destinationWallet: m@example.com }\n'), { ...BASE, fetch }),
+    ).rejects.toThrow(TargetUnreachableError);
+  });
+
+  it('walletPay: hands the URI and invoice to payThroughWallet, checks the answer, keeps it for references', async () => {
+    const { fetch } = inProcess();
+    const payments: Array<{ nwcUrl: string; invoice: string; timeoutMs: number }> = [];
+    let paid = false;
+    const payThroughWallet: PayThroughWallet = async (payment) => {
+      payments.push(payment);
+      if (paid) return { error: { code: 'PAYMENT_FAILED', message: 'already paid' } };
+      paid = true;
+      // The in-process sandbox pays, as a wallet of the sandbox would.
+      const answer = await fetch('http://sandbox.test/sandbox/v1/pay', {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk_test_custodial', 'content-type': 'application/json' },
+        body: JSON.stringify({ invoice: payment.invoice }),
+      });
+      const { preimage } = JSON.parse(await answer.text()) as { preimage: string };
+      return { result: { preimage, fees_paid: 0 } };
+    };
+    const result = await runScenario(
+      loadScenario(`
+name: Wallet
+steps:
+  - reset: true
+  - create: { amount: 1000, description: Tea, destinationWallet: m@example.com }
+    as: order
+  - walletPay: { nwcUrl: "nostr+walletconnect://wallet-of-\${order.id}?secret=5555", invoice: "\${order.invoice}" }
+    as: paid
+    expect: { preimageMatches: "\${order.paymentHash}", body: { fees_paid: 0 } }
+  - read: \${order.id}
+    expect: { body: { status: completed, preimage: "\${paid.preimage}" } }
+  - walletPay: { nwcUrl: x, invoice: "\${order.invoice}" }
+    expect: { error: PAYMENT_FAILED }
+  - walletPay: { nwcUrl: x, invoice: "\${order.invoice}" }
+`),
+      { ...BASE, fetch, payThroughWallet, walletTimeoutMs: 1234 },
+    );
+    expect(result.steps.map((step) => step.passed)).toEqual([true, true, true, true, true, false]);
+    const order = result.steps[1]!.response!.body as { id: string; invoice: string };
+    expect(payments[0]).toEqual({ nwcUrl: `nostr+walletconnect://wallet-of-${order.id}?secret=5555`, invoice: order.invoice, timeoutMs: 1234 });
+    // Only a URI that is one reference is named: anything written out may hold a secret.
+    expect(result.steps[2]!.label).toBe('pay ${order.invoice} through an NWC wallet as paid');
+    // A refusal nobody expected: the wallet's code and message, and what it answered.
+    expect(result.steps[5]).toMatchObject({
+      mismatches: [{ path: 'wallet', expected: 'a payment (a preimage)', actual: '"PAYMENT_FAILED: already paid"' }],
+      details: ['the wallet answered {"error":{"code":"PAYMENT_FAILED","message":"already paid"}}'],
+    });
+    expect(result.steps[5]!.response).toBeUndefined();
+  });
+
+  it('walletPay fails without a payer, and when the wallet does not answer; the run goes on to the end', async () => {
+    const { fetch } = inProcess();
+    const scenario = loadScenario('name: x\nsteps:\n  - walletPay: { nwcUrl: x, invoice: y }\n');
+    const without = await runScenario(scenario, { ...BASE, fetch });
+    expect(without.steps[0]).toMatchObject({ passed: false, error: 'this runner cannot pay through a wallet (runScenario needs a payThroughWallet; the lnpr CLI has one)' });
+    const silent = await runScenario(scenario, {
+      ...BASE,
+      fetch,
+      payThroughWallet: () => Promise.reject(new Error('no answer from the wallet to pay_invoice within 10000 ms')),
+    });
+    expect(silent.steps[0]).toMatchObject({ passed: false, error: 'no answer from the wallet: no answer from the wallet to pay_invoice within 10000 ms' });
+    // A reference to something that is not text is no invoice.
+    const wrong = await runScenario(loadScenario('name: x\nsteps:\n  - clock: true\n    as: c\n  - walletPay: { nwcUrl: x, invoice: "${c}" }\n'), {
+      ...BASE,
+      fetch,
+      payThroughWallet: () => Promise.reject(new Error('not called')),
+    });
+    expect(wrong.steps[1]!.error).toMatch(/^walletPay\.invoice must be an invoice, got \{/);
   });
 });

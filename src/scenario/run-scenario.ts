@@ -1,20 +1,23 @@
 /**
  * Runs a loaded scenario against a server with the control API, step by step, and stops at the
  * first step that fails. Uses `fetch` only, so it runs in browsers as well as in the CLI; webhook
- * receivers need a transport handed in (`startReceiver`; the CLI gives node:http).
+ * receivers and wallet payments need a transport handed in (`startReceiver`, `payThroughWallet`;
+ * the CLI gives node:http and a WebSocket).
  */
-import { checkExpectations, render, type Mismatch, type StepResponse } from './expectations.js';
+import { checkExpectations, checkNoAnswer, render, type Mismatch, type NoAnswer, type StepResponse } from './expectations.js';
 import { checkReceived, deliveriesToWaitFor, describeDeliveries } from './received-expectations.js';
 import { ReceiverLog, type ReceiverHandle, type StartReceiver } from './receiver-log.js';
 import { resolveReferences, UnresolvedReferenceError } from './references.js';
 import { actionOf, type RawRequest, type Scenario, type Step } from './scenario-schema.js';
-import { sendRequest, type FetchLike } from './send-request.js';
+import { sendRequest, TargetUnreachableError, type FetchLike } from './send-request.js';
 import { describeStep, requestOf } from './step-request.js';
+import { checkWalletPayment, WALLET_TIMEOUT_MS, walletAnswerBody, type PayThroughWallet, type WalletAnswer } from './wallet-pay.js';
 
 export { TargetUnreachableError, type FetchLike } from './send-request.js';
 export type { StartReceiver } from './receiver-log.js';
+export type { PayThroughWallet, WalletAnswer } from './wallet-pay.js';
 
-/** How long `events` and `deliveries` steps ask again for, until their expectations hold. */
+/** How long `events` and `deliveries` steps ask again for, until their expectations hold (unless `within` says). */
 export const POLL_TIMEOUT_MS = 5_000;
 const POLL_INTERVAL_MS = 100;
 
@@ -38,6 +41,10 @@ export interface RunScenarioOptions {
   receiveTimeoutMs?: number;
   /** How long `events` and `deliveries` steps retry until their expectations hold; 5 s by default. */
   pollTimeoutMs?: number;
+  /** Pays for `walletPay` steps (Node: `nodeWalletPayer()`); without it they fail. */
+  payThroughWallet?: PayThroughWallet;
+  /** How long a wallet has to answer a `walletPay` step; 10 s by default. */
+  walletTimeoutMs?: number;
 }
 
 /** What happened to one step. */
@@ -149,25 +156,64 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
     const action = actionOf(resolved);
     if (action === 'receiver') return startReceiverStep(resolved, index, label, started);
     if (action === 'received') return receivedStep(resolved, index, label, started);
+    if (action === 'walletPay') return walletPayStep(resolved, index, label, started);
 
     // A name from `keys` (or `default`) stands for its key; anything else is a key written out.
     const key = resolved.key === undefined ? options.apiKey : Object.hasOwn(keys, resolved.key) ? keys[resolved.key]! : resolved.key;
     const request = requestOf(resolved);
-    let response = await send(key, request);
-    let mismatches = checkExpectations(resolved.expect, response);
-    if (action === 'events' || action === 'deliveries') {
-      // Deliveries happen in the background: the log may lag a moment behind what a receiver saw.
-      const deadline = performance.now() + (options.pollTimeoutMs ?? POLL_TIMEOUT_MS);
-      while (mismatches.length > 0 && performance.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
-        response = await send(key, request);
-        mismatches = checkExpectations(resolved.expect, response);
+    /** The answer, or none when the step expects none (`dropped`): a reset or hang fault closed the connection. */
+    const exchange = async (): Promise<StepResponse | NoAnswer> => {
+      const sent = performance.now();
+      try {
+        return await send(key, request);
+      } catch (error) {
+        if (!(error instanceof TargetUnreachableError) || resolved.expect?.dropped !== true) throw error;
+        return { reason: error.message, durationMs: performance.now() - sent };
       }
+    };
+    const check = (outcome: StepResponse | NoAnswer) => ('reason' in outcome ? checkNoAnswer(resolved.expect, outcome) : checkExpectations(resolved.expect, outcome));
+    let outcome = await exchange();
+    let mismatches = check(outcome);
+    // Deliveries happen in the background: the log may lag a moment behind what a receiver saw.
+    // `within` asks the same for other steps that only read (an NWC payment completes a moment later).
+    const askFor = resolved.within !== undefined ? resolved.within * 1000 : action === 'events' || action === 'deliveries' ? (options.pollTimeoutMs ?? POLL_TIMEOUT_MS) : 0;
+    const deadline = performance.now() + askFor;
+    while (mismatches.length > 0 && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+      outcome = await exchange();
+      mismatches = check(outcome);
     }
+    const durationMs = performance.now() - started;
+    if ('reason' in outcome) {
+      const passed = mismatches.length === 0;
+      if (passed && step.as !== undefined) results[step.as] = null;
+      return { index, label, passed, durationMs, mismatches, request, ...(passed ? {} : { details: [`no answer: ${outcome.reason}`] }) };
+    }
+    const response = outcome;
     if (action === 'webhook') noteEndpoint(key, resolved.webhook!.url, response);
     if (action === 'reset' && resolved.reset === 'all' && key === options.apiKey) resetAll = true;
     if (mismatches.length === 0 && step.as !== undefined) results[step.as] = response.body;
-    return { index, label, passed: mismatches.length === 0, durationMs: performance.now() - started, mismatches, request, response };
+    return { index, label, passed: mismatches.length === 0, durationMs, mismatches, request, response };
+  }
+
+  async function walletPayStep(step: Step, index: number, label: string, started: number): Promise<StepResult> {
+    const fail = (error: string): StepResult => ({ index, label, passed: false, durationMs: performance.now() - started, mismatches: [], error });
+    if (options.payThroughWallet === undefined) return fail('this runner cannot pay through a wallet (runScenario needs a payThroughWallet; the lnpr CLI has one)');
+    const { nwcUrl, invoice } = step.walletPay!;
+    // References keep their type: a reference to a number or an object is no URI or invoice.
+    if (typeof nwcUrl !== 'string') return fail(`walletPay.nwcUrl must be a connection URI, got ${typeof nwcUrl}`);
+    if (typeof invoice !== 'string') return fail(`walletPay.invoice must be an invoice, got ${render(invoice)}`);
+    const timeoutMs = options.walletTimeoutMs ?? WALLET_TIMEOUT_MS;
+    let answer: WalletAnswer;
+    try {
+      answer = await options.payThroughWallet({ nwcUrl, invoice, timeoutMs });
+    } catch (error) {
+      return fail(`no answer from the wallet: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const mismatches = checkWalletPayment(step.expect, answer);
+    const passed = mismatches.length === 0;
+    if (passed && step.as !== undefined) results[step.as] = walletAnswerBody(answer);
+    return { index, label, passed, durationMs: performance.now() - started, mismatches, ...(passed ? {} : { details: [`the wallet answered ${JSON.stringify(walletAnswerBody(answer))}`] }) };
   }
 
   /** Keeps a registered endpoint for removal, and tells a receiver at its URL the secret. */

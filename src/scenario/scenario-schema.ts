@@ -25,16 +25,20 @@ export const STEP_ACTIONS = [
   'events',
   'deliveries',
   'redeliver',
+  'walletPay',
 ] as const;
 
 /** One of `STEP_ACTIONS`. */
 export type StepAction = (typeof STEP_ACTIONS)[number];
 
-/** The actions that send no request: they start a local webhook receiver or look at what it got. */
-export const LOCAL_ACTIONS = ['receiver', 'received'] as const satisfies readonly StepAction[];
+/** The actions that send no request to the server: they start a local webhook receiver, look at what it got, or pay through a wallet. */
+export const LOCAL_ACTIONS = ['receiver', 'received', 'walletPay'] as const satisfies readonly StepAction[];
 
 /** What a step may carry besides its action. */
-export const STEP_OPTIONS = ['as', 'key', 'expect', 'title'] as const;
+export const STEP_OPTIONS = ['as', 'key', 'expect', 'title', 'within'] as const;
+
+/** The actions that only read, so asking again (`within`) changes nothing; `request` too when its method is GET or HEAD. */
+export const READ_ONLY_ACTIONS = ['read', 'status', 'clock', 'events', 'deliveries'] as const satisfies readonly StepAction[];
 
 /** The name a step gives its result; `keys` is taken by `${keys.name}`, `__proto__` by JavaScript. */
 const NAME_PATTERN = '^(?!keys$|__proto__$)[A-Za-z_][A-Za-z0-9_]*$';
@@ -53,8 +57,24 @@ const listLimit = {
   description: 'a whole number (1 or more), or one reference',
 } as const;
 
-/** Expectations about an HTTP answer (every step but `receiver` and `received`). */
-export const HTTP_EXPECTATIONS = ['status', 'body', 'absent', 'error', 'exactBody', 'preimageMatchesPaymentHash', 'preimageMatches', 'count'] as const;
+/** Expectations about an HTTP answer (every step but `receiver`, `received` and `walletPay`). */
+export const HTTP_EXPECTATIONS = [
+  'status',
+  'body',
+  'absent',
+  'error',
+  'exactBody',
+  'preimageMatchesPaymentHash',
+  'preimageMatches',
+  'count',
+  'headers',
+  'dropped',
+  'tookAtLeastMs',
+] as const;
+/** Expectations about a wallet's answer (`walletPay` steps). */
+export const WALLET_PAY_EXPECTATIONS = ['body', 'absent', 'error', 'exactBody', 'preimageMatches'] as const;
+/** What goes with `dropped: true`: there is no answer to expect anything else of. */
+export const DROPPED_EXPECTATIONS = ['dropped', 'tookAtLeastMs'] as const;
 /** Expectations about what a receiver got (`received` steps). */
 export const RECEIVED_EXPECTATIONS = ['count', 'types', 'events', 'verified', 'sameWebhookId'] as const;
 
@@ -85,6 +105,12 @@ const expectationSchema = {
     verified: switchOn,
     /** `received`: every delivery's webhook-id is its event's id, so all deliveries of one event share it. */
     sameWebhookId: switchOn,
+    /** Response headers (names in any case) with these values, as text: `{ retry-after: "2" }`. */
+    headers: { type: 'object', additionalProperties: { type: ['string', 'number'], description: 'a header value, as text (a number stands for its digits)' } },
+    /** No answer came: the connection was closed (a `reset` or `hangMs` fault), or nothing came in time. */
+    dropped: switchOn,
+    /** The answer (or the closed connection) took at least this many ms. */
+    tookAtLeastMs: { type: 'integer', minimum: 0 },
   },
 } as const;
 
@@ -117,6 +143,17 @@ const webhookSchema = {
     events: {},
     /** Sent as given: { duplicate: p, reorder: true, delaySeconds: n }. */
     faults: {},
+  },
+} as const;
+
+/** `walletPay: { nwcUrl, invoice }`: NIP-47 `pay_invoice` through the wallet of that connection URI. */
+const walletPaySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['nwcUrl', 'invoice'],
+  properties: {
+    nwcUrl: { type: 'string', minLength: 1, description: "a wallet's connection URI, usually a reference such as ${payer.nwcUrl}" },
+    invoice: { type: 'string', minLength: 1, description: 'a BOLT11 invoice, usually ${order.invoice}' },
   },
 } as const;
 
@@ -184,10 +221,12 @@ export const stepSchema = {
     events: eventsQuerySchema,
     deliveries: deliveriesQuerySchema,
     redeliver: { type: 'string', minLength: 1, description: 'an event id, usually a reference such as ${log.data.0.id}' },
+    walletPay: walletPaySchema,
     as: { type: 'string', pattern: NAME_PATTERN, description: 'a name: letters, digits and _, not starting with a digit (not keys)' },
     key: { type: 'string', minLength: 1 },
     expect: expectationSchema,
     title: { type: 'string', minLength: 1 },
+    within: { type: 'number', minimum: 0, maximum: 60, description: 'a number of seconds (0 to 60), e.g. 6' },
   },
   oneOf: STEP_ACTIONS.map((action) => ({ required: [action] })),
 } as const;
@@ -227,6 +266,9 @@ export interface Expectation {
   events?: unknown[];
   verified?: true;
   sameWebhookId?: true;
+  headers?: Record<string, string | number>;
+  dropped?: true;
+  tookAtLeastMs?: number;
 }
 
 /** How a receiver answers: `true` (204 to everything) or the statuses to answer in turn. */
@@ -237,6 +279,12 @@ export interface WebhookStep {
   url: string;
   events?: unknown;
   faults?: unknown;
+}
+
+/** The body of a `walletPay` step. */
+export interface WalletPayStep {
+  nwcUrl: string;
+  invoice: string;
 }
 
 /** A raw HTTP request step. */
@@ -270,10 +318,13 @@ export interface Step {
   events?: { type?: string; paymentRequest?: string; limit?: number | string };
   deliveries?: { event?: string; endpoint?: string; limit?: number | string };
   redeliver?: string;
+  walletPay?: WalletPayStep;
   as?: string;
   key?: string;
   expect?: Expectation;
   title?: string;
+  /** Seconds to ask again (read-only steps) until the expectations hold. */
+  within?: number;
 }
 
 /** A validated scenario file. */

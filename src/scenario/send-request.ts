@@ -6,6 +6,8 @@ import type { RawRequest } from './scenario-schema.js';
 export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<{
   status: number;
   text(): Promise<string>;
+  /** The answer's headers, for `expect.headers` (fetch's `Headers` has this). */
+  headers?: { forEach(visit: (value: string, name: string) => void): void };
 }>;
 
 /** The target did not answer at all (connection refused, DNS, reset): not a failed expectation. */
@@ -36,16 +38,19 @@ export async function sendRequest(
   const url = baseUrl.replace(/\/+$/, '') + request.path;
   let status: number;
   let text: string;
+  const answerHeaders: Record<string, string> = {};
+  const started = performance.now();
   try {
     const signal = AbortSignal.timeout(timeoutMs);
     const response = await fetchFn(url, { method: request.method.toUpperCase(), headers, signal, ...(body !== undefined ? { body } : {}) });
     status = response.status;
+    response.headers?.forEach((value, name) => (answerHeaders[name.toLowerCase()] = value));
     text = await response.text();
   } catch (error) {
     if ((error as Error).name === 'TimeoutError') throw new TargetUnreachableError(`no answer from ${url} within ${timeoutMs / 1000} s`, { cause: error });
     throw new TargetUnreachableError(`cannot reach ${url}: ${reasonOf(error)}`, { cause: error });
   }
-  return { status, body: parse(text), text };
+  return { status, body: parse(text), text, headers: answerHeaders, durationMs: performance.now() - started };
 }
 
 function parse(text: string): unknown {

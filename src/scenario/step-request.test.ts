@@ -37,6 +37,7 @@ describe('requestOf', () => {
   it('has no request for the steps that send none', () => {
     expect(() => requestOf({ receiver: true, as: 'shop' })).toThrow('a receiver step sends no request');
     expect(() => requestOf({ received: 'shop' })).toThrow('a received step sends no request');
+    expect(() => requestOf({ walletPay: { nwcUrl: 'x', invoice: 'y' } })).toThrow('a walletPay step sends no request');
   });
 });
 
@@ -66,5 +67,16 @@ describe('describeStep', () => {
   it('shows short resolved values (ids) and keeps the reference for long ones (invoices)', () => {
     expect(describeStep({ read: '${order.id}' }, { read: 'pr_1' })).toBe('read pr_1');
     expect(describeStep({ pay: '${order.invoice}' }, { pay: `lnbcrt${'q'.repeat(200)}` })).toBe('pay ${order.invoice}');
+  });
+
+  it('describes walletPay without ever showing the connection URI: it holds the secret', () => {
+    const uri = `nostr+walletconnect://${'a'.repeat(64)}?relay=ws%3A%2F%2Fr&secret=${'5'.repeat(64)}`;
+    const invoice = `lnbcrt${'q'.repeat(200)}`;
+    expect(describeStep({ walletPay: { nwcUrl: '${payer.nwcUrl}', invoice: '${order.invoice}' }, as: 'paid' }, { walletPay: { nwcUrl: uri, invoice }, as: 'paid' })).toBe(
+      'pay ${order.invoice} through the NWC wallet ${payer.nwcUrl} as paid',
+    );
+    const literal = describeStep({ walletPay: { nwcUrl: uri, invoice: 'lnbcrt1short' } });
+    expect(literal).toBe('pay lnbcrt1short through an NWC wallet');
+    expect(literal).not.toContain('5555');
   });
 });

@@ -4,7 +4,7 @@ import { actionOf, type RawRequest, type Step } from './scenario-schema.js';
 const COLLECTION = '/api/v1/payment-requests';
 const CONTROL = '/sandbox/v1';
 
-/** The request a step (references already resolved) sends; `receiver` and `received` send none. */
+/** The request a step (references already resolved) sends; `receiver`, `received` and `walletPay` send none. */
 export function requestOf(step: Step): RawRequest {
   const action = actionOf(step);
   const id = (value: unknown) => encodeURIComponent(String(value));
@@ -42,6 +42,7 @@ export function requestOf(step: Step): RawRequest {
       return { method: 'POST', path: `${CONTROL}/events/${id(step.redeliver)}/redeliver` };
     case 'receiver':
     case 'received':
+    case 'walletPay':
       throw new Error(`a ${action} step sends no request`);
   }
 }
@@ -104,6 +105,15 @@ export function describeStep(step: Step, resolved?: Step): string {
     case 'received':
       text = `deliveries received by ${shown('received')}`;
       break;
+    case 'walletPay': {
+      const written = step.walletPay;
+      const invoice = (resolved ?? step).walletPay?.invoice;
+      const shownInvoice = typeof invoice === 'string' && (invoice.length <= 40 || !written?.invoice.includes('${')) ? clip(invoice) : (written?.invoice ?? '?');
+      // Never the URI, nor a part of one written out: it holds the client's secret. A reference says which wallet.
+      const wallet = written !== undefined && /^\$\{[^}]+\}$/.test(written.nwcUrl) ? `the NWC wallet ${written.nwcUrl}` : 'an NWC wallet';
+      text = `pay ${shownInvoice} through ${wallet}`;
+      break;
+    }
     case 'events':
     case 'deliveries': {
       const filters = Object.entries((resolved ?? step)[action] ?? {}).map(([name, value]) => `${name}=${String(value)}`);
