@@ -20,6 +20,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PassThrough } from 'node:stream';
+import type { Permission } from '../core/accounts/accounts.js';
 import type { Engine } from '../core/engine.js';
 import { ApiError } from '../core/pipeline/errors.js';
 import { errorResponse, type ApiResponse, type RequestHandler } from '../core/pipeline/handler.js';
@@ -30,6 +31,8 @@ import type { WebhookDelivery, WebhookEvent } from '../schemas/webhooks.js';
 export interface LiveSource {
   /** The account of an Authorization header; throws ApiError (401) for a missing or unknown key. */
   authenticate(authorization: string | undefined): string;
+  /** What the key of an Authorization header may do (the dashboard's `GET /dashboard/api/key`); throws as `authenticate` does. */
+  permissionsOf(authorization: string | undefined): ReadonlySet<Permission>;
   /** The account's clock as the control API shows it. */
   clockOf(accountId: string): ClockView;
   /** The account owning a payment request, if there is one with that id. */
@@ -43,6 +46,7 @@ export interface LiveSource {
 export function liveSourceOf(engine: Engine): LiveSource {
   return {
     authenticate: (authorization) => engine.directory.authenticate(authorization).account.id,
+    permissionsOf: (authorization) => engine.directory.authenticate(authorization).permissions,
     clockOf: (accountId) => ({ now: new Date(engine.clocks.now(accountId)).toISOString(), frozen: engine.clocks.isFrozen(accountId) }),
     ownerOf: (id) => engine.store.getPaymentRequest(id)?.accountId,
     onEvent: (listener) => engine.onEvent(listener),

@@ -2,8 +2,9 @@
  * The web pages, served by the Fastify transport: `/` redirects to `/dashboard`; `/pay/{id}` is
  * the hosted pay page of one payment request (a 404 page for an unknown id); `/assets/*` holds
  * their scripts, styles and icon; the live streams (`live-streams.ts`); and the dashboard's own
- * data, `GET /dashboard/api/nwc-requests` (`nwc-requests.ts`). Part of the control surface: a
- * server without controls registers none of it, so all of it answers 404.
+ * data, `GET /dashboard/api/nwc-requests` (`nwc-requests.ts`) and `GET /dashboard/api/key`
+ * (`dashboard-key.ts`). Part of the control surface: a server without controls registers none of
+ * it, so all of it answers 404.
  *
  * The pages are clients of the API like any other (fetch to `/api/v1` and `/sandbox/v1`); this
  * file only sends files. Every HTML answer carries a strict Content-Security-Policy: scripts,
@@ -13,6 +14,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../core/engine.js';
 import type { RequestHandler } from '../core/pipeline/handler.js';
+import { registerDashboardKey } from './dashboard-key.js';
 import { registerLiveStreams, liveSourceOf, type LiveSource } from './live-streams.js';
 import { registerNwcRequests, type NwcRequestLog } from './nwc-requests.js';
 import { defaultWebAssets, type WebAssets } from './web-assets.js';
@@ -101,4 +103,5 @@ export function registerWebPages(app: FastifyInstance, handle: RequestHandler, o
   const { live, maxStreams, maxStreamsPerClient, maxStreamsPerPayPage } = options;
   registerLiveStreams(app, { live, handle, maxStreams, maxStreamsPerClient, maxStreamsPerPayPage });
   registerNwcRequests(app, handle, options.nwcRequests);
+  registerDashboardKey(app, live);
 }

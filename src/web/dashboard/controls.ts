@@ -95,13 +95,16 @@ interface FormProblem {
 export class CreateForm {
   readonly #session: Session;
   readonly #created: (view: PaymentRequest) => void;
+  readonly #attempted: () => void;
   readonly #form = byId<HTMLFormElement>('create-form');
   readonly #message = byId('create-message');
   readonly #summary = byId('create-errors');
 
-  constructor(session: Session, created: (view: PaymentRequest) => void) {
+  /** `created` gets each request made; `attempted` is called after each call to the API, made or refused. */
+  constructor(session: Session, created: (view: PaymentRequest) => void, attempted: () => void = () => {}) {
     this.#session = session;
     this.#created = created;
+    this.#attempted = attempted;
     this.#form.onsubmit = (event) => {
       event.preventDefault();
       void this.#create();
@@ -141,6 +144,8 @@ export class CreateForm {
         ...(onFields.length === details.length && onFields.length > 0 ? [] : [{ message: `The payment request was not created: ${describeProblem(error)}` }]),
         ...onFields.map((detail) => ({ field: detail.field, message: detail.message })),
       ]);
+    } finally {
+      this.#attempted();
     }
   }
 

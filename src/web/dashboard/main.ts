@@ -3,8 +3,9 @@
  * It is a client of the HTTP API like any other: fetch to `/api/v1` and `/sandbox/v1` with the key
  * in the Authorization header, and live updates from `GET /sandbox/v1/stream` (Server-Sent Events
  * read with fetch, so the key never goes in a URL); the Wallets panel also reads the dashboard's
- * own `GET /dashboard/api/nwc-requests`, and polls lightly (`wallets.ts`). The key is kept in sessionStorage: this tab
- * only, gone when it closes.
+ * own `GET /dashboard/api/nwc-requests`, and polls lightly (`wallets.ts`), as does the Requests and
+ * faults panel (`resilience.ts`, which asks `GET /dashboard/api/key` whether the key may change
+ * things). The key is kept in sessionStorage: this tab only, gone when it closes.
  *
  * Changing the key leaves nothing of the previous account: its session ends (calls aborted, late
  * answers dropped, stream closed, timers stopped) and the account's part of the page is put back
@@ -17,6 +18,7 @@ import { openStream, type StreamMessage } from '../shared/sse.js';
 import { tickRelativeTimes, type ClockView } from '../shared/time.js';
 import { ClockPanel, CreateForm, RulesPanel } from './controls.js';
 import { RequestList } from './requests.js';
+import { ResiliencePanel } from './resilience.js';
 import { Session, setMessage } from './session.js';
 import { WalletPanel } from './wallets.js';
 import { WebhookPanel } from './webhooks.js';
@@ -31,6 +33,7 @@ interface Running {
   webhooks: WebhookPanel;
   rules: RulesPanel;
   wallets: WalletPanel;
+  resilience: ResiliencePanel;
   stop(): void;
 }
 
@@ -108,7 +111,24 @@ function start(session: Session): void {
       if (!session.ended) announce.textContent = message;
     },
   });
-  new CreateForm(session, (view) => requests.upsert(view));
+  const resilience = new ResiliencePanel(session, {
+    journal: byId('journal'),
+    journalMessage: byId('journal-message'),
+    filter: byId<HTMLFormElement>('journal-filter'),
+    clearJournal: byId<HTMLButtonElement>('journal-clear'),
+    faults: byId('faults'),
+    faultsNote: byId('faults-note'),
+    faultsMessage: byId('faults-message'),
+    editor: byId('faults-editor'),
+    readOnlyNote: byId('faults-read-only'),
+    editorForm: byId<HTMLFormElement>('faults-form'),
+    editorText: byId<HTMLTextAreaElement>('faults-json'),
+    editorErrors: byId('faults-errors'),
+    clearFaults: byId<HTMLButtonElement>('faults-clear'),
+    presets: Array.from(byId('faults-editor').querySelectorAll<HTMLButtonElement>('button[data-preset]')),
+  });
+  // The create form's call, made or refused (a fault may have answered it), is in the journal.
+  new CreateForm(session, (view) => requests.upsert(view), () => resilience.refresh());
 
   byId('key-form').hidden = true;
   byId('signed-in').hidden = false;
@@ -122,7 +142,7 @@ function start(session: Session): void {
     // aria-busy tells assistive technology (and tests) that the panels are still being filled.
     account.setAttribute('aria-busy', 'true');
     try {
-      await Promise.all([clock.load(), requests.load(), webhooks.load(), rules.load(), wallets.load()]);
+      await Promise.all([clock.load(), requests.load(), webhooks.load(), rules.load(), wallets.load(), resilience.load()]);
     } catch (error) {
       setMessage(byId('requests-message'), `Could not read the account: ${describeProblem(error)}`, 'error');
     } finally {
@@ -143,6 +163,8 @@ function start(session: Session): void {
       webhooks.eventArrived();
       // A test wallet of the account may have paid it, or its connected wallet been asked.
       wallets.refresh();
+      // A call to /api/v1 made it, or moved it on: the journal has it, a fault may have fired.
+      resilience.refresh();
     } else if (message.event === 'delivery') {
       webhooks.deliveryRecorded();
     }
@@ -173,12 +195,14 @@ function start(session: Session): void {
     webhooks,
     rules,
     wallets,
+    resilience,
     stop() {
       session.end();
       stopStream();
       clearInterval(ticker);
       webhooks.stop();
       wallets.stop();
+      resilience.stop();
     },
   };
 }
