@@ -8,8 +8,8 @@ import type { LifecycleDriver } from './lifecycle-driver.js';
 import type { ConformanceOptions } from './options.js';
 import type { CheckLevel, CheckProfile } from './vocabulary.js';
 
-/** What a check may need beyond the main key. */
-export type CheckNeed = 'readOnlyKey' | 'nwcKey' | 'controls';
+/** What a check may need beyond the main key: another key, the target's control API, or an NWC wallet that pays (`payerNwcUrl`). */
+export type CheckNeed = 'readOnlyKey' | 'nwcKey' | 'controls' | 'nwcPayer';
 
 /** One check of the suite. */
 export interface Check {
@@ -37,7 +37,7 @@ export interface Check {
 export interface CheckContext {
   client: ApiClient;
   options: Readonly<ResolvedKeys & Pick<ConformanceOptions, 'minAmount'>>;
-  /** Moves payment requests on (controls or a pay command); absent in the core profile. */
+  /** Moves payment requests on (controls, a pay command or an NWC wallet); absent in the core profile. */
   lifecycle: LifecycleDriver | undefined;
   /** Records which reading of an open point the target follows (shown as an observation). */
   observe(point: string, reading: string): void;

@@ -1,11 +1,16 @@
 /**
  * How lifecycle checks move a payment request on. A sandbox with the `/sandbox/v1` control API
  * can complete, fail and expire (by moving its clock); a real implementation can only be paid, by
- * a wallet the user names (`--pay-command`). Checks ask for what they need and skip otherwise.
+ * a wallet the user names (`--pay-command`, or an NWC wallet: `--payer-nwc-url`). Checks ask for
+ * what they need and skip otherwise.
  */
 import { CheckFailure, CheckSkipped } from './check-errors.js';
 import type { ApiClient } from './client.js';
 import type { LifecycleKind } from './vocabulary.js';
+
+/** How long a payment may take to show: a control call settles at once, a real payment asynchronously. */
+const CONTROLS_SETTLE_MS = 3_000;
+const PAYMENT_SETTLE_MS = 10_000;
 
 /** A payment request as the driver needs it. */
 export interface DrivenRequest {
@@ -20,13 +25,23 @@ export interface ClockReading {
   frozen: boolean;
 }
 
+/** How a payment was made: an NWC wallet says which preimage it got. */
+export interface Payment {
+  /** The preimage `pay_invoice` returned (an NWC payer only). */
+  walletPreimage?: string;
+}
+
 /** Moves payment requests on. */
 export interface LifecycleDriver {
   kind: LifecycleKind;
+  /** Whether the target's control API is there to fail requests and move the clock (checks that need `controls`). */
+  readonly controls: boolean;
+  /** How long a payment may take to show on the status endpoint, in ms. */
+  readonly settleMs: number;
   /** How far the driver has moved the account's clock on, in seconds (what the run leaves behind). */
   readonly clockAdvancedSeconds: number;
   /** Pays the request. */
-  complete(request: DrivenRequest): Promise<void>;
+  complete(request: DrivenRequest): Promise<Payment>;
   /** Makes the payment fail; controls only. */
   fail(request: DrivenRequest): Promise<void>;
   /** Moves the account's clock on by `seconds`; controls only. Waits while a check holds the clock. */
@@ -74,10 +89,12 @@ export function controlsDriver(client: ApiClient): LifecycleDriver {
   };
   return {
     kind: 'controls',
+    controls: true,
+    settleMs: CONTROLS_SETTLE_MS,
     get clockAdvancedSeconds() {
       return advanced;
     },
-    complete: (request) => expectOk(`/payment-requests/${encodeURIComponent(request.id)}/complete`),
+    complete: (request) => expectOk(`/payment-requests/${encodeURIComponent(request.id)}/complete`).then(() => ({})),
     fail: (request) => expectOk(`/payment-requests/${encodeURIComponent(request.id)}/fail`),
     advanceClock: (seconds) => inTurn(() => advance(seconds)),
     readClock,
@@ -98,15 +115,48 @@ export function payCommandDriver(payInvoice: (invoice: string) => Promise<void>)
   const unsupported = (what: string) => () => Promise.reject(new CheckSkipped(`${what} needs the target's control API; a pay command can only pay`));
   return {
     kind: 'pay-command',
+    controls: false,
+    settleMs: PAYMENT_SETTLE_MS,
     clockAdvancedSeconds: 0,
     // A failing wallet is a failed check with the wallet's own words, not a crash of the check.
     complete: (request) =>
-      payInvoice(request.invoice).catch((error: unknown) => {
-        throw error instanceof CheckFailure ? error : new CheckFailure(`paying the invoice failed: ${(error as Error).message}`);
-      }),
+      payInvoice(request.invoice).then(
+        () => ({}),
+        (error: unknown) => {
+          throw error instanceof CheckFailure ? error : new CheckFailure(`paying the invoice failed: ${(error as Error).message}`);
+        },
+      ),
     fail: unsupported('failing a payment'),
     advanceClock: unsupported('moving the clock'),
     readClock: unsupported('reading the clock'),
     holdingClock: unsupported('moving the clock'),
+  };
+}
+
+/**
+ * The driver that pays through an NWC wallet (`pay_invoice`): completion is a real payment, and
+ * the wallet's preimage comes back with it. Failing and expiring still go through the target's
+ * control API when it has one (`controls`), and are skipped otherwise.
+ */
+export function nwcPayerDriver(pay: (invoice: string) => Promise<{ preimage: string }>, describe: string, controls: LifecycleDriver | undefined): LifecycleDriver {
+  const unsupported = (what: string) => () => Promise.reject(new CheckSkipped(`${what} needs the target's control API; an NWC wallet can only pay`));
+  return {
+    kind: 'nwc-payer',
+    controls: controls !== undefined,
+    settleMs: PAYMENT_SETTLE_MS,
+    get clockAdvancedSeconds() {
+      return controls?.clockAdvancedSeconds ?? 0;
+    },
+    complete: (request) =>
+      pay(request.invoice).then(
+        ({ preimage }) => ({ walletPreimage: preimage }),
+        (error: unknown) => {
+          throw new CheckFailure(`paying the invoice through ${describe} failed: ${(error as Error).message}`);
+        },
+      ),
+    fail: controls?.fail ?? unsupported('failing a payment'),
+    advanceClock: controls?.advanceClock ?? unsupported('moving the clock'),
+    readClock: controls?.readClock ?? unsupported('reading the clock'),
+    holdingClock: controls?.holdingClock ?? unsupported('moving the clock'),
   };
 }

@@ -23,6 +23,13 @@ export interface ConformanceOptions {
   minAmount?: number;
   /** Pays a BOLT11 invoice out of band (e.g. a regtest node); enables lifecycle without controls. */
   payInvoice?: (invoice: string) => Promise<void>;
+  /**
+   * A Nostr Wallet Connect URI (`nostr+walletconnect://…`) of a funded wallet that pays: the
+   * lifecycle checks pay invoices through it (`pay_invoice`) instead of the control API's
+   * complete or `payInvoice`, and nwc.completes-with-wallet-preimage runs. It holds a secret: the
+   * suite never prints it. Its relay is reached over the platform's WebSocket (the `ws` package on Node 20).
+   */
+  payerNwcUrl?: string;
   /** Check ids expected to fail: they do not fail the run, but passing does (remove them from the list). */
   knownFailing?: readonly string[];
   /** Requests in flight at once (default 4). */

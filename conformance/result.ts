@@ -37,7 +37,7 @@ export interface ConformanceResult {
   passed: boolean;
   baseUrl: string;
   profile: Profile;
-  /** How lifecycle checks moved requests: the target's control API, a pay command, or not at all. */
+  /** How lifecycle checks moved requests: the target's control API, a pay command, an NWC wallet that pays, or not at all. */
   lifecycle: LifecycleKind | 'none';
   checks: CheckResult[];
   /** The reading of each open point of the spec the target follows. */

@@ -6,7 +6,8 @@ import type { Check, CheckContext, CheckNeed, ResolvedKeys } from './check.js';
 import { CheckFailure, CheckSkipped, ConformanceUsageError } from './check-errors.js';
 import { ALL_CHECKS } from './checks/index.js';
 import { ApiClient, TargetUnreachable, type ApiClientOptions } from './client.js';
-import { controlsDriver, detectControls, payCommandDriver, type LifecycleDriver } from './lifecycle-driver.js';
+import { controlsDriver, detectControls, nwcPayerDriver, payCommandDriver, type LifecycleDriver } from './lifecycle-driver.js';
+import type { NwcPayer } from './nwc-payer.js';
 import type { ConformanceOptions } from './options.js';
 import type { CheckResult, ConformanceResult, RunFootprint } from './result.js';
 import { footprintOf, makeOwnAccounts, type OwnAccounts } from './run-accounts.js';
@@ -28,6 +29,7 @@ export async function runConformance(options: ConformanceOptions, checks: readon
   if (options.minAmount !== undefined && !(Number.isSafeInteger(options.minAmount) && options.minAmount >= 1)) {
     throw new ConformanceUsageError(`minAmount must be a whole number of sats, at least 1`);
   }
+  if (options.payerNwcUrl !== undefined && options.payInvoice !== undefined) throw new ConformanceUsageError('give one way to pay: a pay command (payInvoice, --pay-command) or an NWC wallet (payerNwcUrl, --payer-nwc-url), not both');
   const selected = checks.filter((check) => profile === 'full' || check.profile === profile);
   const clientOptions: Omit<ApiClientOptions, 'apiKey'> = {
     baseUrl: options.baseUrl,
@@ -62,14 +64,18 @@ async function runChecks(
   const warnings: string[] = [];
   let footprint: RunFootprint | undefined;
   let lifecycle: LifecycleDriver | undefined;
+  let payer: NwcPayer | undefined;
   let results: CheckResult[];
   let observations: Record<string, string>;
   try {
     // Reachability first: a target that does not answer HTTP is a usage problem, not 50 failures.
     await client.get('/api/v1/payment-requests/pr_conformance_probe');
-    lifecycle = await chooseLifecycle(client, profile, options);
+    if (options.payerNwcUrl !== undefined && profile === 'core') warnings.push('payerNwcUrl is not used: the core profile pays nothing (use lifecycle or full)');
+    else if (options.payerNwcUrl !== undefined) payer = await connectPayer(options.payerNwcUrl);
+    lifecycle = await chooseLifecycle(client, profile, options, payer);
     ({ results, observations } = await runSelected(client, lifecycle, keys, options, checks, selected, warnings));
   } finally {
+    payer?.close();
     if (own !== undefined) {
       const removal = await own.remove();
       warnings.push(...removal.warnings);
@@ -145,12 +151,28 @@ async function runSelected(
   return { results, observations };
 }
 
-async function chooseLifecycle(client: ApiClient, profile: Profile, options: ConformanceOptions): Promise<LifecycleDriver | undefined> {
+/**
+ * Connects to the payer's wallet (loaded only now: a run without a payer never loads WebSocket
+ * code). A URI it cannot use, or a wallet it cannot reach, is a usage problem: the run does not start.
+ */
+async function connectPayer(uri: string): Promise<NwcPayer> {
+  const { connectNwcPayer, NwcPayerError } = await import('./nwc-payer.js');
+  try {
+    return await connectNwcPayer(uri);
+  } catch (error) {
+    if (error instanceof NwcPayerError) throw new ConformanceUsageError(`payerNwcUrl (--payer-nwc-url): ${error.message}`);
+    throw error;
+  }
+}
+
+async function chooseLifecycle(client: ApiClient, profile: Profile, options: ConformanceOptions, payer: NwcPayer | undefined): Promise<LifecycleDriver | undefined> {
   if (profile === 'core') return undefined;
-  if (await detectControls(client)) return controlsDriver(client);
+  const controls = (await detectControls(client)) ? controlsDriver(client) : undefined;
+  if (payer !== undefined) return nwcPayerDriver((invoice) => payer.pay(invoice), payer.description, controls);
+  if (controls !== undefined) return controls;
   if (options.payInvoice) return payCommandDriver(options.payInvoice);
   throw new ConformanceUsageError(
-    `the ${profile} profile needs a way to move payment requests on: the target has no /sandbox/v1 control API, so give a pay command (--pay-command 'CMD {invoice}')`,
+    `the ${profile} profile needs a way to move payment requests on: the target has no /sandbox/v1 control API, so give a pay command (--pay-command 'CMD {invoice}') or an NWC wallet that pays (--payer-nwc-url URI)`,
   );
 }
 
@@ -181,13 +203,18 @@ async function runOne(check: Check, context: CheckContext, knownFailing: boolean
 
 /** The first thing the check needs that the run lacks, or undefined. */
 function missingNeed(check: Check, context: CheckContext): CheckNeed | undefined {
-  return (check.needs ?? []).find((need) => (need === 'controls' ? context.lifecycle?.kind !== 'controls' : context.options[need] === undefined));
+  return (check.needs ?? []).find((need) => {
+    if (need === 'controls') return context.lifecycle?.controls !== true;
+    if (need === 'nwcPayer') return context.lifecycle?.kind !== 'nwc-payer';
+    return context.options[need] === undefined;
+  });
 }
 
 const NEED_HINTS = {
   readOnlyKey: 'a read-only key (--read-only-key)',
   nwcKey: 'a key of an NWC account (--nwc-key)',
   controls: "the target's /sandbox/v1 control API",
+  nwcPayer: 'an NWC wallet that pays invoices (--payer-nwc-url), in the lifecycle or full profile',
 } as const;
 
 function countOutcomes(results: CheckResult[]): Record<CheckOutcome, number> {

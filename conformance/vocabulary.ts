@@ -17,8 +17,12 @@ export type Profile = (typeof PROFILES)[number];
 /** The profile a check belongs to: `core` checks are black-box; `lifecycle` checks need a way to move requests on. */
 export type CheckProfile = Exclude<Profile, 'full'>;
 
-/** How lifecycle checks move a payment request on: the target's control API, or a pay command. */
-export type LifecycleKind = 'controls' | 'pay-command';
+/**
+ * How lifecycle checks move a payment request on: the target's control API, a pay command, or an
+ * NWC wallet that pays (`nwc-payer`; failing and expiring then go through the control API where the
+ * target has one).
+ */
+export type LifecycleKind = 'controls' | 'pay-command' | 'nwc-payer';
 
 /**
  * How one check can end, in report order. `warned`: a SHOULD check did not hold. `known-failure`:

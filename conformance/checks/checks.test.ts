@@ -17,6 +17,13 @@ function outcomes(result: ConformanceResult): Record<string, string> {
   return Object.fromEntries(result.checks.map((check) => [check.id, check.outcome]));
 }
 
+/** The NWC URI of a funded test wallet of `server` (POST /sandbox/v1/wallets): a payer for the run. */
+async function payerOf(server: RunningServer): Promise<string> {
+  const wallet = await server.api('/sandbox/v1/wallets', { body: { balance: 100_000, name: 'conformance payer' } });
+  expect(wallet.status).toBe(201);
+  return wallet.body.nwcUrl;
+}
+
 function notPassed(result: ConformanceResult): string[] {
   return result.checks.filter((check) => check.outcome !== 'passed').map((check) => `${check.id} ${check.outcome}: ${check.message ?? ''}`);
 }
@@ -42,12 +49,12 @@ describe('against our server with its defaults', () => {
   });
   afterAll(() => server.close());
 
-  it('passes the full profile with every key: nothing failed, warned or skipped, in under 15 s', async () => {
-    const result = await runConformance({ baseUrl: server.url, ...KEYS, profile: 'full' });
+  it('passes the full profile with every key and a paying NWC wallet: nothing failed, warned or skipped, in under 15 s', async () => {
+    const result = await runConformance({ baseUrl: server.url, ...KEYS, profile: 'full', payerNwcUrl: await payerOf(server) });
     console.log(`full profile: ${result.checks.length} checks in ${Math.round(result.durationMs)} ms; observations ${JSON.stringify(result.observations)}`);
     expect(notPassed(result)).toEqual([]);
     expect(result.passed).toBe(true);
-    expect(result.lifecycle).toBe('controls');
+    expect(result.lifecycle).toBe('nwc-payer');
     expect(result.counts.passed).toBe(ALL_CHECKS.length);
     expect(result.observations).toMatchObject({ feeRounding: 'round', feePercentageBelow1000: 'rate', minimumAmount: '21', network: 'regtest' });
     expect(result.warnings).toEqual([]);
@@ -103,7 +110,7 @@ describe('against our server set to the other readings', () => {
   afterAll(() => server.close());
 
   it('passes and observes minimum 1, floor rounding and the effective percentage', async () => {
-    const result = await runConformance({ baseUrl: server.url, ...KEYS, profile: 'full' });
+    const result = await runConformance({ baseUrl: server.url, ...KEYS, profile: 'full', payerNwcUrl: await payerOf(server) });
     expect(notPassed(result)).toEqual([]);
     expect(result.passed).toBe(true);
     expect(result.observations).toMatchObject({ minimumAmount: '1', feeRounding: 'floor', feePercentageBelow1000: 'effective', network: 'regtest' });

@@ -22,9 +22,10 @@ import {
   has,
   HEX_64,
   hexValue,
-  isObject,
   reportedStatus,
   requestPath,
+  settledStatus,
+  settleMs,
   sha256Hex,
   show,
   sleep,
@@ -34,10 +35,6 @@ import {
 
 const SECTION = 'States and transitions';
 
-/** How long a payment may take to show: a pay command settles asynchronously, a control call at once. */
-const PAY_COMMAND_DEADLINE_MS = 10_000;
-const CONTROLS_DEADLINE_MS = 3_000;
-const POLL_INTERVAL_MS = 200;
 /**
  * `expiresIn` of the requests that are left to expire, shortest first: the bounds of `expiresIn`
  * are an open point, so a target that refuses 60 s is asked for the next one, then the default.
@@ -49,28 +46,12 @@ function driverOf(context: CheckContext): LifecycleDriver {
   return context.lifecycle;
 }
 
-/** Polls the status endpoint until the request is no longer pending or the deadline passes; returns the last status seen. */
-async function settledStatus(context: CheckContext, id: string): Promise<unknown> {
-  const deadline = Date.now() + settleDeadline(context);
-  let status: unknown;
-  for (;;) {
-    const answer = await context.client.get(requestPath(id, true));
-    status = answer.status === 200 && isObject(answer.body) ? answer.body.status : `HTTP ${answer.status}`;
-    if (status !== 'pending' || Date.now() + POLL_INTERVAL_MS > deadline) return status;
-    await sleep(POLL_INTERVAL_MS);
-  }
-}
-
-function settleDeadline(context: CheckContext): number {
-  return context.lifecycle?.kind === 'controls' ? CONTROLS_DEADLINE_MS : PAY_COMMAND_DEADLINE_MS;
-}
-
 /**
  * Lets the target's time move on by more than a second before a transition, so `updatedAt` can
  * differ even at whole seconds (lifecycle.updated-at-every-transition holds every transition to it).
  */
-async function letTimePass(driver: LifecycleDriver): Promise<void> {
-  if (driver.kind === 'controls') await driver.advanceClock(1);
+export async function letTimePass(driver: LifecycleDriver): Promise<void> {
+  if (driver.controls) await driver.advanceClock(1);
   else await sleep(1100);
 }
 
@@ -237,7 +218,7 @@ function lifecycleCheck(id: string, title: string, statement: string, run: Check
 export const lifecycleChecks: Check[] = [
   lifecycleCheck('lifecycle.completes', 'A paid request reads completed on GET (the status endpoint: lifecycle.status-endpoint-completed)', 'States: completed, "Paid"', async (context) => {
     const { after } = await sharedCompletion(context);
-    assert(after.status === 'completed', `after payment (waited up to ${settleDeadline(context) / 1000} s): expected GET status "completed", got ${show(after.status)}`);
+    assert(after.status === 'completed', `after payment (waited up to ${settleMs(context) / 1000} s): expected GET status "completed", got ${show(after.status)}`);
   }),
   lifecycleCheck(
     'lifecycle.preimage',

@@ -2,16 +2,32 @@
  * Non-custodial mode (spec: "What the service does", "Resources › Payment request"): with a key of an
  * NWC account, `isNwc` is true and `nwcRelay` names the relay, on every answer. The 201 list of the
  * create endpoint does not name `nwcRelay`, so on create it is a SHOULD; GET "additionally carries
- * nwcRelay", a MUST. The account meets the service's limits, and its invoices are its wallet's, not
- * signed by the node of the custodial ones.
+ * nwcRelay", a MUST. The account meets the service's limits, and its invoices are its wallet's: not
+ * signed by the node of the custodial ones, and all paying one node. With an NWC wallet that pays
+ * (`--payer-nwc-url`), an NWC request paid through it completes with that payment's preimage.
  */
+import { hexToBytes } from '@noble/hashes/utils.js';
 import type { Check, CheckContext } from '../check.js';
 import type { ApiAnswer } from '../client.js';
 import { CheckSkipped } from '../check-errors.js';
 import { custodialSigners, decodeOf, invoiceProblems } from './invoice.js';
 import { assertEvery, decodedInvoices, receivedInvoices, receivedPaymentRequests, signerOf } from './received.js';
 import { everyLaterRead } from './read.js';
-import { assert, getPaymentRequest, getStatus, postCreate, sharedNwcRequest, sharedPaymentRequest, show } from './support.js';
+import {
+  assert,
+  createPaymentRequest,
+  getPaymentRequest,
+  getStatus,
+  HEX_64,
+  hexValue,
+  postCreate,
+  settledStatus,
+  settleMs,
+  sha256Hex,
+  sharedNwcRequest,
+  sharedPaymentRequest,
+  show,
+} from './support.js';
 import { probeAnswer, value } from './probes.js';
 import { minimumAnswer } from './validation.js';
 
@@ -141,4 +157,56 @@ export const nwcChecks: Check[] = [
       });
     },
   ),
+  nwcCheck(
+    'nwc.payee-is-wallet',
+    "All invoices of the NWC key pay one node, the connected wallet's: each names the same payee (BOLT11 n, or the key its signature recovers)",
+    'What the service does',
+    'What the service does: non-custodial payments are "processed through the caller\'s connected Lightning wallet"; Resources: destinationWallet, "the payment goes directly to the connected wallet" (one wallet: its node is the payee of every invoice of the account)',
+    'MUST',
+    async (context) => {
+      await sharedNwcRequest(context);
+      // Whether that node is the service's is nwc.invoice-from-wallet's business; an invalid signature invoice.signature-valid's.
+      const invoices = (await decodedInvoices(context)).filter(({ key, body }) => key === 'nwc' && body.isNwc === true);
+      const payees = new Map<string, string>();
+      for (const { decoded, where } of invoices) {
+        const payee = decoded.payeeNodeKeyTag ?? decoded.payeeNodeKey;
+        if (!payees.has(payee)) payees.set(payee, where);
+      }
+      if (new Set(invoices.map(({ invoice }) => invoice)).size < 2) throw new CheckSkipped(`the run received ${invoices.length === 0 ? 'no' : 'one'} non-custodial invoice of the NWC key: too few to compare`);
+      const [wallet, first] = [...payees][0]!;
+      assertEvery(invoices, 'non-custodial invoices of the NWC key', ({ decoded }) => {
+        const payee = decoded.payeeNodeKeyTag ?? decoded.payeeNodeKey;
+        return payee === wallet ? undefined : `pays the node ${payee}; the invoice of ${first} pays ${wallet}: one account has one connected wallet, so its invoices cannot pay different nodes`;
+      });
+    },
+  ),
+  {
+    id: 'nwc.completes-with-wallet-preimage',
+    title: "An NWC request paid through an NWC wallet (--payer-nwc-url) completes, with the preimage that wallet's payment returned (its SHA-256 is paymentHash)",
+    section: 'States and transitions',
+    statement:
+      'States: completed, "Paid; a preimage is then available"; Resources: preimage, "proof of payment" (for a non-custodial request, paid to its connected wallet, the preimage the payer received)',
+    level: 'MUST',
+    profile: 'lifecycle',
+    needs: ['nwcKey', 'nwcPayer'],
+    async run(context) {
+      const key = context.options.nwcKey!;
+      const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance nwc: paid through a wallet' }, { key });
+      // That the request says isNwc true is nwc.is-nwc-true's business; that its invoice decodes, nwc.invoice's.
+      if (created.isNwc !== true) throw new CheckSkipped(`the NWC key's request reads isNwc ${show(created.isNwc)}, so there is no non-custodial request to pay (nwc.is-nwc-true's business)`);
+      const { walletPreimage } = await context.lifecycle!.complete({ id: created.id, invoice: created.invoice });
+      assert(typeof walletPreimage === 'string', 'the NWC wallet returned no preimage');
+      const status = await settledStatus(context, created.id, { key });
+      assert(status === 'completed', `paid through the NWC wallet (waited up to ${settleMs(context) / 1000} s): expected the status endpoint to read "completed", got ${show(status)}: the service did not learn of the payment to its connected wallet`);
+      const after = await getPaymentRequest(context, created.id, { key });
+      assert(after.status === 'completed', `paid through the NWC wallet, the status endpoint reads completed: expected GET status "completed" too, got ${show(after.status)}`);
+      assert(typeof after.preimage === 'string' && HEX_64.test(after.preimage), `completed: expected preimage 64 hex digits, got ${show(after.preimage)}`);
+      const hash = sha256Hex(hexToBytes(after.preimage.toLowerCase()));
+      assert(hash === hexValue(created.paymentHash), `completed: expected SHA-256(preimage) = paymentHash ${show(created.paymentHash)}, got ${hash}`);
+      assert(
+        hexValue(after.preimage) === hexValue(walletPreimage),
+        `completed with preimage ${show(after.preimage)}, but the wallet's payment returned ${show(walletPreimage)}: the proof of payment is not the payer's`,
+      );
+    },
+  },
 ];

@@ -198,6 +198,28 @@ export function sha256Hex(input: string | Uint8Array): string {
   return bytesToHex(sha256(typeof input === 'string' ? utf8ToBytes(input) : input));
 }
 
+/** How often a payment's status is polled, in ms. */
+const POLL_INTERVAL_MS = 200;
+
+/** How long the run's driver lets a payment take to show (3 s after a control call; 10 s by default). */
+export function settleMs(context: CheckContext): number {
+  return context.lifecycle?.settleMs ?? 10_000;
+}
+
+/**
+ * Polls the status endpoint (with `call`'s key) until the request is no longer pending or the
+ * driver's settle time passes; returns the last status seen.
+ */
+export async function settledStatus(context: CheckContext, id: string, call: ApiCall = {}): Promise<unknown> {
+  const deadline = Date.now() + settleMs(context);
+  for (;;) {
+    const answer = await context.client.get(requestPath(id, true), call);
+    const status = answer.status === 200 && isObject(answer.body) ? answer.body.status : `HTTP ${answer.status}`;
+    if (status !== 'pending' || Date.now() + POLL_INTERVAL_MS > deadline) return status;
+    await sleep(POLL_INTERVAL_MS);
+  }
+}
+
 /** Waits `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -23,6 +23,8 @@ const FULL_PROFILE_BUDGET_MS = 15_000;
 
 interface Target {
   url: string;
+  /** Our server itself (behind the proxy, if any): where test wallets are made. */
+  upstreamUrl: string;
   close(): Promise<void>;
 }
 
@@ -33,6 +35,7 @@ async function startTarget(sandbox: NodeSandboxOptions, dataFile: boolean, proxy
   const front = proxy ? await startProxy(server.url, proxy) : undefined;
   return {
     url: front?.url ?? server.url,
+    upstreamUrl: server.url,
     async close() {
       await front?.close();
       await server.close();
@@ -43,7 +46,19 @@ async function startTarget(sandbox: NodeSandboxOptions, dataFile: boolean, proxy
 
 type Run = { result: ConformanceResult; error?: undefined } | { result?: undefined; error: Error };
 
-async function run(sandbox: NodeSandboxOptions, dataFile: boolean, proxy: Fault | undefined): Promise<Run> {
+/** A funded test wallet of our server (POST /sandbox/v1/wallets): its NWC URI, for payerNwcUrl. */
+async function fundedWalletUrl(serverUrl: string, balance = 1_000_000): Promise<string> {
+  const answer = await fetch(`${serverUrl}/sandbox/v1/wallets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEYS.custodial}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ balance, name: 'conformance payer' }),
+  });
+  const body = (await answer.json()) as { nwcUrl?: string };
+  if (answer.status !== 201 || typeof body.nwcUrl !== 'string') throw new Error(`POST /sandbox/v1/wallets answered ${answer.status}`);
+  return body.nwcUrl;
+}
+
+async function run(sandbox: NodeSandboxOptions, dataFile: boolean, proxy: Fault | undefined, payer = false): Promise<Run> {
   const target = await startTarget(sandbox, dataFile, proxy);
   try {
     const result = await runConformance({
@@ -52,6 +67,7 @@ async function run(sandbox: NodeSandboxOptions, dataFile: boolean, proxy: Fault 
       readOnlyKey: KEYS.readonly,
       nwcKey: KEYS.nwc,
       profile: 'full',
+      ...(payer ? { payerNwcUrl: await fundedWalletUrl(target.upstreamUrl) } : {}),
     });
     return { result };
   } catch (error) {
@@ -96,7 +112,7 @@ function sameReading(point: string, a: string | undefined, b: string): boolean {
 
 /** Whether a fault keeps requests from settling, so that lifecycle checks poll until their deadlines. */
 function isSlow(fault: FaultCase): boolean {
-  return fault.expect.some((id) => id.startsWith('lifecycle.'));
+  return fault.payer === true || fault.expect.some((id) => id.startsWith('lifecycle.'));
 }
 
 function matchesExpectation(expect: string[], failed: string[]): boolean {
@@ -136,7 +152,7 @@ describe('the conformance suite as a classifier', () => {
     const runs = await pool(variants, PARALLEL_RUNS, async (variant) => {
       const proxy = variant.proxy ? { name: variant.name, description: variant.description, ...variant.proxy } : undefined;
       const startedAt = performance.now();
-      const outcome = await run(variant.sandbox ?? {}, variant.dataFile ?? false, proxy);
+      const outcome = await run(variant.sandbox ?? {}, variant.dataFile ?? false, proxy, variant.payer ?? false);
       return { variant, outcome, ms: performance.now() - startedAt };
     });
     const problems: string[] = [];
@@ -185,7 +201,7 @@ describe('the conformance suite as a classifier', () => {
     const slowFirst = [...faults].sort((a, b) => Number(isSlow(b)) - Number(isSlow(a)));
     const timed = await pool(slowFirst, PARALLEL_RUNS, async (fault) => {
       const startedAt = performance.now();
-      const outcome = await run(fault.sandbox ?? {}, false, fault.fault);
+      const outcome = await run(fault.sandbox ?? {}, false, fault.fault, fault.payer ?? false);
       return { fault, outcome, ms: performance.now() - startedAt };
     });
     const runs = faults.map((fault) => timed.find((entry) => entry.fault === fault)!);

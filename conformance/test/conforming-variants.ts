@@ -22,6 +22,8 @@ export interface VariantCase {
   observe?: Record<string, string>;
   /** A warning the run must give (not a failure). */
   warning?: RegExp;
+  /** The run pays through an NWC wallet (a funded test wallet of the upstream, as payerNwcUrl). */
+  payer?: boolean;
 }
 
 /** Builds every variant, each with fresh state. */
@@ -33,6 +35,7 @@ export function buildVariants(): VariantCase[] {
       observe: { minimumAmount: '21', feeRounding: 'round', feePercentageBelow1000: 'rate' },
     },
     { name: 'our server, JSON data file', description: 'the defaults, storing in a JSON file (journal + fsync)', dataFile: true },
+    { name: 'paid through an NWC wallet', description: 'the defaults; the lifecycle checks pay through a funded test wallet (payerNwcUrl)', payer: true },
     { name: 'minimum amount 1', description: 'the other reading of the minimum', sandbox: { settings: { minAmount: 1 } }, observe: { minimumAmount: '1' } },
     { name: 'fees rounded down', description: 'feeRounding floor above 1,000 sats', sandbox: { settings: { feeRounding: 'floor' } }, observe: { feeRounding: 'floor' } },
     { name: 'fees rounded up', description: 'feeRounding ceil above 1,000 sats', sandbox: { settings: { feeRounding: 'ceil' } }, observe: { feeRounding: 'ceil' } },

@@ -25,6 +25,8 @@ export interface FaultCase {
   sandbox?: NodeSandboxOptions;
   /** A deviation from a SHOULD: the run must pass, with the expected check warning. */
   deviation?: 'SHOULD';
+  /** The run pays through an NWC wallet (a funded test wallet of the upstream, as payerNwcUrl). */
+  payer?: boolean;
 }
 
 /**
@@ -1806,6 +1808,39 @@ export function buildFaults(): FaultCase[] {
       (pr) => pr.isNwc === true,
       () => SERVICE_NODE_KEY,
     ),
+    forgedInvoice(
+      'NWC invoices signed by a fresh node each',
+      'each non-custodial invoice is signed by a new key (valid signatures, none the service\'s, but no one wallet is paid through them)',
+      'Resources: destinationWallet, "the payment goes directly to the connected wallet" (one wallet, one payee node)',
+      ['nwc.payee-is-wallet'],
+      () => ({}),
+      (pr) => pr.isNwc === true,
+      (decoded) => labelledNodeKey(`fresh NWC signer ${decoded.timestampSeconds} ${decoded.fields.map((field) => field.words.join('.')).join('|')}`),
+    ),
+    (() => {
+      // The updatedAt of each NWC request as first seen: the request never moves on, as far as anyone can tell.
+      const firstUpdatedAt = new Map<string, unknown>();
+      return {
+        rule: 'States: completed, "Paid; a preimage is then available" (a non-custodial request is paid to its connected wallet)',
+        expect: ['nwc.completes-with-wallet-preimage'],
+        payer: true,
+        fault: {
+          name: 'NWC wallet payments never show',
+          description: 'the service never learns that an NWC request\'s wallet was paid (no payment_received subscription, no lookup_invoice): it reads pending, without a preimage, for ever',
+          response(req, res) {
+            if (req.route === 'status' && req.key === KEYS.nwc && res.body?.status === 'completed') res.body.status = 'pending';
+            if ((req.route === 'create' || req.route === 'read') && res.body?.isNwc === true && typeof res.body.id === 'string') {
+              if (!firstUpdatedAt.has(res.body.id)) firstUpdatedAt.set(res.body.id, res.body.updatedAt);
+              if (res.body.status === 'completed') {
+                res.body.status = 'pending';
+                res.body.updatedAt = firstUpdatedAt.get(res.body.id);
+                delete res.body.preimage;
+              }
+            }
+          },
+        } satisfies Fault,
+      };
+    })(),
     forgedInvoice(
       'descriptions always hashed',
       'every invoice commits to its description by its SHA-256 (h), even one short enough for d',

@@ -69,8 +69,14 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'co
 export async function startProxy(upstreamUrl: string, fault: Fault): Promise<RunningProxy> {
   const target = new URL(upstreamUrl);
   const agent = new Agent({ keepAlive: true });
-  /** One request upstream over node:http (cheaper than fetch, and bytes pass untouched). */
-  const sendUpstream = (method: string, path: string, headers: Record<string, string>, body?: Buffer | string) =>
+  /**
+   * One request upstream over node:http (cheaper than fetch, and bytes pass untouched). A kept-alive
+   * socket the upstream closed as idle (its 5 s keep-alive timeout) just as the request went out
+   * fails with ECONNRESET before any answer: nothing reached the upstream, so it is sent once more,
+   * on a new connection (Node's documented `reusedSocket` pattern). Without it, the classifier saw
+   * spurious resets now and then, and a check lost the fault only it catches.
+   */
+  const sendUpstream = (method: string, path: string, headers: Record<string, string>, body?: Buffer | string, retried = false): Promise<ProxyResponse> =>
     new Promise<ProxyResponse>((resolve, reject) => {
       const request = httpRequest(
         {
@@ -96,7 +102,10 @@ export async function startProxy(upstreamUrl: string, fault: Fault): Promise<Run
           });
         },
       );
-      request.on('error', reject);
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        if (!retried && request.reusedSocket && error.code === 'ECONNRESET') sendUpstream(method, path, headers, body, true).then(resolve, reject);
+        else reject(error);
+      });
       request.end(body);
     });
   const ctx: ProxyContext = {

@@ -20,6 +20,8 @@ let server: CliProcess & { url: string };
 let noControls: CliProcess & { url: string };
 /** Every run's output, checked for keys at the end. */
 const outputs: string[] = [];
+/** Secrets of the payers' NWC URIs the tests gave: no output may hold one. */
+const payerSecrets: string[] = [];
 
 beforeAll(async () => {
   [server, noControls] = await Promise.all([startCliServer([]), startCliServer(['--no-controls'])]);
@@ -32,6 +34,7 @@ afterAll(async () => {
   for (const output of outputs) {
     expect(output).not.toContain(KEY);
     expect(output).not.toContain(ADMIN_KEY);
+    for (const secret of payerSecrets) expect(output).not.toContain(secret);
   }
 });
 
@@ -134,9 +137,95 @@ describe('lnpr conformance against our server', () => {
     const failed = report.checks.filter((check: { outcome: string }) => check.outcome === 'failed');
     expect(failed.length).toBeGreaterThan(0);
     expect(failed.some((check: { message?: string }) => check.message?.includes('the pay command exited with 1: no route to the node'))).toBe(true);
-    // What a pay command cannot do (fail, expire) is skipped, not failed.
-    for (const check of report.checks.filter((c: { outcome: string }) => c.outcome === 'skipped')) expect(check.message).toMatch(/control API/);
+    // What a pay command cannot do (fail, expire) is skipped, not failed (and the NWC payment check, run without --nwc-key, for want of one).
+    for (const check of report.checks.filter((c: { outcome: string }) => c.outcome === 'skipped')) expect(check.message).toMatch(/control API|--nwc-key/);
   });
+});
+
+/** A funded test wallet of `on` (POST /sandbox/v1/wallets); its URI's secret joins those no output may hold. */
+async function testWallet(on: string, balance = 100_000): Promise<{ id: string; nwcUrl: string; secret: string }> {
+  const answer = await fetch(`${on}/sandbox/v1/wallets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ balance, name: 'conformance payer' }),
+  });
+  expect(answer.status).toBe(201);
+  const wallet = (await answer.json()) as { id: string; nwcUrl: string };
+  const secret = new URL(wallet.nwcUrl.replace(/^nostr\+walletconnect:/, 'http:')).searchParams.get('secret')!;
+  expect(secret).toMatch(/^[0-9a-f]{64}$/);
+  payerSecrets.push(secret);
+  return { ...wallet, secret };
+}
+
+async function walletBalance(id: string): Promise<number> {
+  const answer = await fetch(`${server.url}/sandbox/v1/wallets/${id}`, { headers: { authorization: `Bearer ${KEY}` } });
+  return ((await answer.json()) as { balance: number }).balance;
+}
+
+describe('lnpr conformance --payer-nwc-url: paying through an NWC wallet', () => {
+  it('a funded test wallet pays the lifecycle checks\' invoices: the full profile passes, the NWC request completes with the wallet\'s preimage', async () => {
+    const wallet = await testWallet(server.url);
+    const file = join(dir, 'payer.json');
+    const { code, stdout, stderr } = await conformance([
+      '--base-url', server.url, '--api-key', KEY, '--read-only-key', 'sk_test_readonly', '--nwc-key', 'sk_test_nwc',
+      '--profile', 'full', '--payer-nwc-url', wallet.nwcUrl, '--reporter', 'json', '--output', file,
+    ]);
+    const report = JSON.parse(readFileSync(file, 'utf8'));
+    expect(code, stdout).toBe(0);
+    expect(stderr).toBe('');
+    expect(stdout).toContain('paying through the NWC wallet of --payer-nwc-url');
+    expect(stdout).toContain('lifecycle via an NWC wallet (--payer-nwc-url)');
+    expect(report.lifecycle).toBe('nwc-payer');
+    expect(report.checks.filter((check: { outcome: string }) => check.outcome === 'failed')).toEqual([]);
+    // Every check ran: the control API still fails and expires requests; only payments go through the wallet.
+    expect(report.checks.filter((check: { outcome: string }) => check.outcome === 'skipped')).toEqual([]);
+    expect(report.checks.find((check: { id: string }) => check.id === 'nwc.completes-with-wallet-preimage')).toMatchObject({ outcome: 'passed' });
+    expect(report.checks.find((check: { id: string }) => check.id === 'lifecycle.completes')).toMatchObject({ outcome: 'passed' });
+    // The wallet paid: 1,000 sats per request completed (at least the shared one and the NWC one).
+    expect(await walletBalance(wallet.id)).toBeLessThanOrEqual(100_000 - 2_000);
+    const written = readFileSync(file, 'utf8');
+    outputs.push(written);
+    expect(stdout + written).not.toContain(wallet.secret);
+  }, 120_000);
+
+  it('without it the NWC payment check is skipped, saying what it needs; the control API pays, as before', async () => {
+    const { code, stdout } = await conformance(['--base-url', server.url, '--api-key', KEY, '--nwc-key', 'sk_test_nwc', '--profile', 'lifecycle', '--reporter', 'json']);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout);
+    expect(report.lifecycle).toBe('controls');
+    expect(report.checks.find((check: { id: string }) => check.id === 'nwc.completes-with-wallet-preimage')).toMatchObject({
+      outcome: 'skipped',
+      message: expect.stringContaining('--payer-nwc-url'),
+    });
+  }, 60_000);
+
+  it('a wallet it cannot use stops the run with exit 2, saying why, and never prints the URI\'s secret', async () => {
+    const wallet = await testWallet(server.url, 1);
+    const [malformed, noWallet, both] = await Promise.all([
+      conformance(['--base-url', server.url, '--api-key', KEY, '--profile', 'lifecycle', '--payer-nwc-url', wallet.nwcUrl.replace(/^nostr\+walletconnect/, 'nostr+wallet')]),
+      // Another wallet key on the same relay: nobody answers for it.
+      conformance(['--base-url', server.url, '--api-key', KEY, '--profile', 'lifecycle', `--payer-nwc-url=${wallet.nwcUrl.replace(/^(nostr\+walletconnect:\/\/)[0-9a-f]{8}/, '$1aaaaaaaa')}`]),
+      conformance(['--base-url', server.url, '--api-key', KEY, '--profile', 'lifecycle', '--payer-nwc-url', wallet.nwcUrl, '--pay-command', 'true {invoice}']),
+    ]);
+    for (const run of [malformed, noWallet, both]) {
+      expect(run.code).toBe(2);
+      expect(run.stdout + run.stderr).not.toContain(wallet.secret);
+    }
+    expect(malformed.stderr).toBe("lnpr: payerNwcUrl (--payer-nwc-url): the payer's NWC connection URI is not usable: it must start with nostr+walletconnect://\n");
+    expect(noWallet.stderr).toMatch(/^lnpr: payerNwcUrl \(--payer-nwc-url\): the NWC wallet aaaaaaaa\w+… on ws:\/\/127\.0\.0\.1:\d+\/nostr has no info event \(kind 13194\) on its relay/);
+    expect(both.stderr).toBe('lnpr: give --pay-command or --payer-nwc-url, not both: they are two ways to pay\n');
+  }, 60_000);
+
+  it('a wallet that cannot pay fails the lifecycle checks with its NIP-47 error', async () => {
+    const wallet = await testWallet(server.url, 1);
+    const { code, stdout } = await conformance(['--base-url', server.url, '--api-key', KEY, '--profile', 'lifecycle', '--payer-nwc-url', wallet.nwcUrl, '--reporter', 'json']);
+    expect(code).toBe(1);
+    const report = JSON.parse(stdout);
+    expect(report.checks.find((check: { id: string }) => check.id === 'lifecycle.completes')).toMatchObject({
+      outcome: 'failed',
+      message: expect.stringMatching(/^paying the invoice through the NWC wallet \w+… on ws:\/\/\S+ failed: the wallet answered pay_invoice with INSUFFICIENT_BALANCE: /),
+    });
+  }, 60_000);
 });
 
 describe('lnpr conformance and the accounts it runs in', () => {
@@ -271,6 +360,7 @@ describe('conformance() in-process: every other bad usage is a UsageError (main 
     [['--frobnicate'], /^Unknown option '--frobnicate'/],
     [['--api-key', ''], /^--api-key KEY is required/],
     [['--nwc-key', ''], /^--nwc-key is empty$/],
+    [['--payer-nwc-url', ''], /^--payer-nwc-url is empty$/],
     [['positional'], /^lnpr conformance takes options only/],
   ])('%j', async (flags, message) => {
     expect(await refusal(flags)).toMatch(message);

@@ -40,6 +40,10 @@ export const CONFORMANCE_USAGE = `Usage: lnpr conformance --base-url URL (--api-
                           a shell command that pays a BOLT11 invoice, for lifecycle without the
                           /sandbox/v1 control API, e.g. 'lncli --network=regtest payinvoice --force {invoice}'
   --allow-mainnet-payments  let the pay command pay mainnet (lnbc) invoices: real bitcoin; refused otherwise
+  --payer-nwc-url URI     a Nostr Wallet Connect URI (nostr+walletconnect://…) of a funded wallet: the
+                          lifecycle checks pay invoices through it (pay_invoice) instead of the control
+                          API, and an NWC request paid through it must complete with its preimage;
+                          the URI holds a secret and is never printed
   --min-amount N          hold the target to this minimum amount (21 or 1); default: accept either
   --reporter R            pretty (default), junit or json
   --output FILE           write the report to FILE (default: stdout; live lines then go to stdout)
@@ -50,7 +54,8 @@ export const CONFORMANCE_USAGE = `Usage: lnpr conformance --base-url URL (--api-
 `;
 
 const REPORTERS = ['pretty', 'junit', 'json'] as const;
-const KEY_FLAGS = ['--api-key', '--read-only-key', '--nwc-key', '--admin-key'];
+/** Flags whose values are secret: the keys, and the payer's NWC URI (it holds the client's secret key). */
+const KEY_FLAGS = ['--api-key', '--read-only-key', '--nwc-key', '--admin-key', '--payer-nwc-url'];
 /** How long one payment by `--pay-command` may take. */
 const PAY_TIMEOUT_MS = 60_000;
 
@@ -81,6 +86,8 @@ async function run(args: string[], io: ConformanceIo, redact: (text: string) => 
   if (payTemplate !== undefined && !payTemplate.includes('{invoice}')) {
     throw new UsageError(`--pay-command must contain {invoice}, where the invoice goes (e.g. 'lncli payinvoice --force {invoice}')`);
   }
+  const payerNwcUrl = optionalKey('--payer-nwc-url', values['payer-nwc-url']);
+  if (payerNwcUrl !== undefined && payTemplate !== undefined) throw new UsageError('give --pay-command or --payer-nwc-url, not both: they are two ways to pay');
   const knownFailing = values['known-failing'] === undefined ? undefined : await readKnownFailing(values['known-failing']);
   const output = values.output;
   if (output !== undefined) await assertWritableDirectory(output);
@@ -95,6 +102,7 @@ async function run(args: string[], io: ConformanceIo, redact: (text: string) => 
     const unused = [apiKey && '--api-key', readOnlyKey && '--read-only-key', nwcKey && '--nwc-key'].filter(Boolean);
     say(`in accounts of its own (--admin-key), deleted at the end${unused.length > 0 ? `; ${unused.join(', ')} not used` : ''}`);
   }
+  if (payerNwcUrl !== undefined) say(profile === 'core' ? '--payer-nwc-url is not used by the core profile (it pays nothing)' : 'paying through the NWC wallet of --payer-nwc-url');
   const pay =
     payTemplate === undefined ? undefined : guardMainnet(payCommand(payTemplate), values['allow-mainnet-payments'] === true, say);
   let result: ConformanceResult;
@@ -108,6 +116,7 @@ async function run(args: string[], io: ConformanceIo, redact: (text: string) => 
       ...(minAmount !== undefined ? { minAmount } : {}),
       ...(knownFailing !== undefined ? { knownFailing } : {}),
       ...(pay !== undefined ? { payInvoice: pay } : {}),
+      ...(payerNwcUrl !== undefined ? { payerNwcUrl } : {}),
       onCheck: (check) => say(formatCheckLine(check, { color })),
     });
   } catch (error) {
@@ -135,6 +144,7 @@ function parseOptions(args: string[]) {
         profile: { type: 'string' },
         'pay-command': { type: 'string' },
         'allow-mainnet-payments': { type: 'boolean' },
+        'payer-nwc-url': { type: 'string' },
         'min-amount': { type: 'string' },
         reporter: { type: 'string' },
         output: { type: 'string' },
@@ -221,6 +231,8 @@ function secretsIn(args: string[]): string[] {
     if (KEY_FLAGS.includes(arg) && args[index + 1] !== undefined) secrets.push(args[index + 1]!);
     const inline = KEY_FLAGS.find((flag) => arg.startsWith(`${flag}=`));
     if (inline !== undefined) secrets.push(arg.slice(inline.length + 1));
+    // An NWC URI's secret alone too, wherever it appears (e.g. a URI given with the flag's value split off).
+    for (const match of arg.matchAll(/[?&]secret=([^&#\s]+)/gi)) secrets.push(match[1]!);
     if (arg === '--base-url' || arg.startsWith('--base-url=')) {
       const value = arg === '--base-url' ? args[index + 1] : arg.slice('--base-url='.length);
       try {

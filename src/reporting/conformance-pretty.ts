@@ -54,7 +54,7 @@ const OUTCOME_LABELS: Array<[ReportedOutcome, string]> = [
  */
 export function formatSummary(result: ConformanceReport, options: PrettyOptions = {}): string {
   const lines: string[] = [''];
-  const lifecycle = { controls: 'the control API', 'pay-command': 'the pay command', none: 'none' }[result.lifecycle];
+  const lifecycle = { controls: 'the control API', 'pay-command': 'the pay command', 'nwc-payer': 'an NWC wallet (--payer-nwc-url)', none: 'none' }[result.lifecycle];
   lines.push(`${paint('Conformance', 'bold', options)} of ${result.baseUrl}: profile ${result.profile}, lifecycle via ${lifecycle}, ${result.checks.length} checks`);
   lines.push(`  ${OUTCOME_LABELS.map(([outcome, label]) => `${result.counts[outcome]} ${label}`).join(', ')}`);
 

@@ -44,8 +44,8 @@ export interface ConformanceReport {
   passed: boolean;
   baseUrl: string;
   profile: string;
-  /** How lifecycle checks moved requests: the target's control API, a pay command, or not at all. */
-  lifecycle: 'controls' | 'pay-command' | 'none';
+  /** How lifecycle checks moved requests: the target's control API, a pay command, an NWC wallet that pays, or not at all. */
+  lifecycle: 'controls' | 'pay-command' | 'nwc-payer' | 'none';
   checks: readonly CheckReport[];
   /** The reading of each open point of the spec the target follows. */
   observations: Readonly<Record<string, string>>;
