@@ -138,11 +138,12 @@ describe('NWC accounts', () => {
     const created = await server.api('/api/v1/payment-requests', { key: KEYS.nwc, body: createBody({ amount: 500 }) });
     expect(created.status).toBe(201);
     expect(created.body.isNwc).toBe(true);
-    expect(created.body.nwcRelay).toBe(NWC_ACCOUNT.nwcRelay);
+    // The relay of the account's connection: the sandbox's own, its wallet being one the sandbox runs.
+    expect(created.body.nwcRelay).toBe(`${server.url.replace('http', 'ws')}/nostr`);
     expect(created.body.feeAmount).toBe(10);
     expect(decodeIndependently(created.body.invoice).payeeNodeKey).toBe(NWC_NODE_KEY);
     const read = await server.api(`/api/v1/payment-requests/${created.body.id}`, { key: KEYS.nwc });
-    expect(read.body.nwcRelay).toBe(NWC_ACCOUNT.nwcRelay);
+    expect(read.body.nwcRelay).toBe(`${server.url.replace('http', 'ws')}/nostr`);
   });
 });
 
