@@ -26,7 +26,8 @@ interface Entry {
   method: string;
   path: string;
   query: string;
-  headers: Record<string, string>;
+  /** The request's own headers object (a transport's, fresh per request): filtered and cut when listed. */
+  headers: Readonly<Record<string, string | undefined>>;
   bodyText: string | undefined;
   status: number | null;
   responseText: string | undefined;
@@ -62,22 +63,13 @@ export interface JournalRecord {
 
 /** The journals of every account. */
 export class RequestJournal {
-  readonly #byAccount = new Map<string, { entries: Entry[]; chars: number }>();
+  readonly #byAccount = new Map<string, Ring>();
   #chars = 0;
   #next = 0;
 
   /** Keeps one call of the account. */
   record(accountId: string, call: JournalRecord): void {
     const queryAt = call.url.indexOf('?');
-    const headers: Record<string, string> = {};
-    let count = 0;
-    let chars = 0;
-    for (const name in call.headers) {
-      const value = call.headers[name];
-      if (value === undefined || SECRET_HEADERS.has(name) || count++ >= KEPT_HEADERS) continue;
-      headers[name] = cut(value, KEPT_HEADER_CHARS);
-      chars += name.length + headers[name]!.length;
-    }
     const bodyText = call.body === undefined || call.body === '' ? undefined : cut(call.body, KEPT_BODY_CHARS);
     const responseText = call.responseBody === undefined || call.responseBody === '' ? undefined : cut(call.responseBody, KEPT_BODY_CHARS);
     const entry: Entry = {
@@ -85,33 +77,37 @@ export class RequestJournal {
       method: call.method,
       path: queryAt === -1 ? call.url : call.url.slice(0, queryAt),
       query: queryAt === -1 ? '' : call.url.slice(queryAt + 1, queryAt + 1 + KEPT_HEADER_CHARS),
-      headers,
+      // Kept as given, filtered and cut only when listed: a copy per call would cost every call.
+      headers: call.headers,
       bodyText,
       status: call.status,
       responseText,
       fault: call.fault,
       receivedAtMs: call.receivedAtMs,
       durationMs: call.durationMs,
-      chars: chars + (bodyText?.length ?? 0) + (responseText?.length ?? 0) + call.url.length,
+      // Headers count as a fixed share: a transport bounds them (Node: 16 KiB in all).
+      chars: HEADER_CHARS_COUNTED + (bodyText?.length ?? 0) + (responseText?.length ?? 0) + call.url.length,
     };
     let journal = this.#byAccount.get(accountId);
-    if (journal === undefined) this.#byAccount.set(accountId, (journal = { entries: [], chars: 0 }));
-    journal.entries.push(entry);
-    journal.chars += entry.chars;
-    this.#chars += entry.chars;
-    if (journal.entries.length > KEPT_REQUESTS_PER_ACCOUNT) this.#dropOldest(journal);
-    while (this.#chars > JOURNAL_BUDGET_CHARS) this.#dropOldest(this.#largest());
+    if (journal === undefined) this.#byAccount.set(accountId, (journal = new Ring()));
+    const dropped = journal.push(entry);
+    this.#chars += entry.chars - (dropped?.chars ?? 0);
+    while (this.#chars > JOURNAL_BUDGET_CHARS) {
+      const oldest = this.#largest()?.shift();
+      if (oldest === undefined) break;
+      this.#chars -= oldest.chars;
+    }
   }
 
   /** The account's calls, newest first, filtered. */
   list(accountId: string, filter: JournalFilter = {}): JournalEntryView[] {
-    const entries = this.#byAccount.get(accountId)?.entries ?? [];
+    const journal = this.#byAccount.get(accountId);
     const matchesPath = filter.path === undefined ? undefined : pathMatcher(filter.path);
     const sinceMs = filter.since === undefined ? undefined : Date.parse(filter.since);
     const limit = filter.limit ?? 100;
     const found: JournalEntryView[] = [];
-    for (let i = entries.length - 1; i >= 0 && found.length < limit; i--) {
-      const entry = entries[i]!;
+    for (const entry of journal?.newestFirst() ?? []) {
+      if (found.length >= limit) break;
       if (filter.method !== undefined && entry.method !== filter.method.toUpperCase()) continue;
       if (matchesPath !== undefined && !matchesPath(entry.path)) continue;
       if (filter.status !== undefined && entry.status !== filter.status) continue;
@@ -129,27 +125,69 @@ export class RequestJournal {
     this.#byAccount.delete(accountId);
   }
 
-  #dropOldest(journal: { entries: Entry[]; chars: number }): void {
-    const dropped = journal.entries.shift();
-    if (dropped === undefined) return;
-    journal.chars -= dropped.chars;
-    this.#chars -= dropped.chars;
-  }
 
-  #largest(): { entries: Entry[]; chars: number } {
-    let largest = { entries: [] as Entry[], chars: 0 };
-    for (const journal of this.#byAccount.values()) if (journal.chars > largest.chars) largest = journal;
+  #largest(): Ring | undefined {
+    let largest: Ring | undefined;
+    for (const journal of this.#byAccount.values()) if (journal.chars > (largest?.chars ?? 0)) largest = journal;
     return largest;
   }
 }
 
+/** Characters a call's headers count for in the budget. */
+const HEADER_CHARS_COUNTED = 1024;
+
+/** One account's calls: a ring of the last KEPT_REQUESTS_PER_ACCOUNT, so keeping one costs no copy. */
+class Ring {
+  readonly #slots: Array<Entry | undefined> = [];
+  /** Where the oldest is; the newest is just before it once the ring is full. */
+  #start = 0;
+  #size = 0;
+  chars = 0;
+
+  /** Adds the newest; returns the oldest it pushed out, if the ring was full. */
+  push(entry: Entry): Entry | undefined {
+    this.chars += entry.chars;
+    if (this.#size < KEPT_REQUESTS_PER_ACCOUNT) {
+      this.#slots[(this.#start + this.#size++) % KEPT_REQUESTS_PER_ACCOUNT] = entry;
+      return undefined;
+    }
+    const dropped = this.#slots[this.#start]!;
+    this.#slots[this.#start] = entry;
+    this.#start = (this.#start + 1) % KEPT_REQUESTS_PER_ACCOUNT;
+    this.chars -= dropped.chars;
+    return dropped;
+  }
+
+  /** Removes and returns the oldest. */
+  shift(): Entry | undefined {
+    if (this.#size === 0) return undefined;
+    const oldest = this.#slots[this.#start]!;
+    this.#slots[this.#start] = undefined;
+    this.#start = (this.#start + 1) % KEPT_REQUESTS_PER_ACCOUNT;
+    this.#size--;
+    this.chars -= oldest.chars;
+    return oldest;
+  }
+
+  *newestFirst(): Generator<Entry> {
+    for (let i = this.#size - 1; i >= 0; i--) yield this.#slots[(this.#start + i) % KEPT_REQUESTS_PER_ACCOUNT]!;
+  }
+}
+
 function viewOf(entry: Entry): JournalEntryView {
+  const headers: Record<string, string> = {};
+  let count = 0;
+  for (const name in entry.headers) {
+    const value = entry.headers[name];
+    if (value === undefined || SECRET_HEADERS.has(name.toLowerCase()) || count++ >= KEPT_HEADERS) continue;
+    headers[name] = cut(String(value), KEPT_HEADER_CHARS);
+  }
   return {
     id: entry.id,
     method: entry.method,
     path: entry.path,
     query: Object.fromEntries(new URLSearchParams(entry.query)),
-    headers: entry.headers,
+    headers,
     body: parsed(entry.bodyText),
     status: entry.status,
     responseBody: parsed(entry.responseText),
