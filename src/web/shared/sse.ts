@@ -3,46 +3,11 @@
  * every other call (an EventSource cannot send one, and a key in a URL ends up in logs and
  * history). Reconnects after a dropped stream, waiting longer each time; never polls.
  */
+import { SseParser, type StreamMessage } from './sse-parser.js';
 
-/** One message of a stream. */
-export interface StreamMessage {
-  event: string;
-  data: string;
-  id?: string;
-}
+export { SseParser };
 
-/** Splits a text/event-stream into messages, whatever the chunking. */
-export class SseParser {
-  #buffer = '';
-  #event = '';
-  #data: string[] = [];
-  #id: string | undefined;
-
-  /** Feeds a chunk; returns the messages it completed. */
-  feed(chunk: string): StreamMessage[] {
-    this.#buffer += chunk;
-    const messages: StreamMessage[] = [];
-    let end: number;
-    while ((end = this.#buffer.search(/\r\n|\r|\n/)) !== -1) {
-      const line = this.#buffer.slice(0, end);
-      this.#buffer = this.#buffer.slice(end + (this.#buffer.startsWith('\r\n', end) ? 2 : 1));
-      if (line === '') {
-        if (this.#data.length > 0) messages.push({ event: this.#event || 'message', data: this.#data.join('\n'), ...(this.#id ? { id: this.#id } : {}) });
-        this.#event = '';
-        this.#data = [];
-        continue;
-      }
-      if (line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon === -1 ? line : line.slice(0, colon);
-      const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (field === 'event') this.#event = value;
-      else if (field === 'data') this.#data.push(value);
-      else if (field === 'id') this.#id = value;
-    }
-    return messages;
-  }
-}
+export type { StreamMessage };
 
 /** How a stream is doing, for the page to show. */
 export type StreamState = 'connecting' | 'open' | 'reconnecting' | 'refused';
