@@ -18,6 +18,7 @@
  * Everything drawn is text (`textContent`, never HTML from data); the journal never holds an
  * `authorization` or `cookie` header, and the page shows nothing else of the key.
  */
+import { PacedReads } from './paced-reads.js';
 import type { DashboardKeyView } from '../../schemas/dashboard-key.js';
 import type { FaultAction, FaultRule, FaultsView, JournalEntryView, PutFaultsBody } from '../../schemas/faults.js';
 import { ApiProblem, describeProblem } from '../shared/api.js';
@@ -132,14 +133,7 @@ export class ResiliencePanel {
   #editorEdited = false;
   /** Whether the key may change the faults and clear the journal; unknown until the first read. */
   #mayChange: boolean | undefined;
-  #lastReadAt = -Infinity;
-  #reading = false;
-  #readAgain = false;
-  #inFlight: Promise<void> | undefined;
-  #loadPending = false;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  readonly #poll: ReturnType<typeof setInterval>;
-  #stopped = false;
+  readonly #reads: PacedReads;
   #detailsMade = 0;
 
   constructor(session: Session, elements: ResilienceElements) {
@@ -161,83 +155,43 @@ export class ResiliencePanel {
     for (const button of elements.presets) {
       button.onclick = () => this.#loadPreset(button.dataset.preset ?? '');
     }
-    this.#poll = setInterval(() => {
-      if (document.visibilityState === 'visible') this.refresh();
-    }, RESILIENCE_POLL_MS);
+    this.#reads = new PacedReads({
+      read: () => this.#readOnce(),
+      onError: (error) => setMessage(this.#elements.journalMessage, `Could not read the journal and faults: ${describeProblem(error)}`, 'error'),
+      ended: () => this.#session.ended,
+      minGapMs: RESILIENCE_MIN_READ_GAP_MS,
+      pollMs: RESILIENCE_POLL_MS,
+    });
   }
 
-  /**
-   * Reads everything (the first read, after a reset or a reconnection): after the read under way,
-   * if any, and a second after the last one began at the earliest. Throws what the reads threw.
-   */
-  async load(): Promise<void> {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    // Until this read starts, a refresh asked for is this read.
-    this.#loadPending = true;
-    try {
-      await this.#inFlight?.catch(() => {});
-      const wait = this.#lastReadAt + RESILIENCE_MIN_READ_GAP_MS - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    } finally {
-      this.#loadPending = false;
-    }
-    if (this.#session.ended) return;
-    this.#lastReadAt = performance.now();
-    await this.#read();
+  /** Reads everything (the first read, after a reset or a reconnection); throws what the read threw. */
+  load(): Promise<void> {
+    return this.#reads.load();
   }
 
-  /** Reads again soon: at once if the last read began over a second ago, else once that second is up. */
+  /** Reads again soon, paced (PacedReads). */
   refresh(): void {
-    if (this.#stopped || this.#session.ended || this.#loadPending) return;
-    if (this.#reading) {
-      this.#readAgain = true;
-      return;
-    }
-    if (this.#timer !== undefined) return;
-    const wait = Math.max(0, this.#lastReadAt + RESILIENCE_MIN_READ_GAP_MS - performance.now());
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#lastReadAt = performance.now();
-      this.#read().catch((error: unknown) => setMessage(this.#elements.journalMessage, `Could not read the journal and faults: ${describeProblem(error)}`, 'error'));
-    }, wait);
+    this.#reads.refresh();
   }
 
   stop(): void {
-    this.#stopped = true;
-    clearInterval(this.#poll);
-    clearTimeout(this.#timer);
-  }
-
-  #read(): Promise<void> {
-    const read = this.#readOnce();
-    this.#inFlight = read;
-    return read;
+    this.#reads.stop();
   }
 
   async #readOnce(): Promise<void> {
-    this.#reading = true;
-    try {
-      const query = this.#query;
-      const [journal, faults, key] = await Promise.all([
-        this.#session.call<{ data: JournalEntryView[] }>('GET', `/sandbox/v1/requests?${query}`),
-        this.#session.call<FaultsView>('GET', '/sandbox/v1/faults'),
-        this.#mayChange === undefined ? this.#session.call<DashboardKeyView>('GET', '/dashboard/api/key') : Promise.resolve(undefined),
-      ]);
-      if (key !== undefined) this.#showControls(key.permissions.includes('create'));
-      // A filter changed while this read was on its way: its rows answer the old one.
-      if (query === this.#query) this.#showJournal(journal.data, query);
-      else this.#readAgain = true;
-      this.#showFaults(faults);
-      // A read that worked clears an earlier failure to read (never a message of an action).
-      if (this.#elements.journalMessage.textContent?.startsWith('Could not read')) setMessage(this.#elements.journalMessage, '');
-    } finally {
-      this.#reading = false;
-      if (this.#readAgain) {
-        this.#readAgain = false;
-        this.refresh();
-      }
-    }
+    const query = this.#query;
+    const [journal, faults, key] = await Promise.all([
+      this.#session.call<{ data: JournalEntryView[] }>('GET', `/sandbox/v1/requests?${query}`),
+      this.#session.call<FaultsView>('GET', '/sandbox/v1/faults'),
+      this.#mayChange === undefined ? this.#session.call<DashboardKeyView>('GET', '/dashboard/api/key') : Promise.resolve(undefined),
+    ]);
+    if (key !== undefined) this.#showControls(key.permissions.includes('create'));
+    // A filter changed while this read was on its way: its rows answer the old one.
+    if (query === this.#query) this.#showJournal(journal.data, query);
+    else this.#reads.refresh();
+    this.#showFaults(faults);
+    // A read that worked clears an earlier failure to read (never a message of an action).
+    if (this.#elements.journalMessage.textContent?.startsWith('Could not read')) setMessage(this.#elements.journalMessage, '');
   }
 
   #showControls(mayChange: boolean): void {

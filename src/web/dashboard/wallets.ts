@@ -14,6 +14,7 @@
  * requests, come on no stream of this account. Never more than one read a second, and never two
  * at once. Drawn in place (a balance changes, a row is added), so focus and typing survive a read.
  */
+import { PacedReads } from './paced-reads.js';
 import type { NwcRequestList, NwcRequestView } from '../../schemas/nwc-requests.js';
 import type { WalletConnectionView, WalletView } from '../../schemas/wallets.js';
 import { describeProblem } from '../shared/api.js';
@@ -63,14 +64,7 @@ export class WalletPanel {
   /** What the connection and the requests table show, to redraw only on a change. */
   #connectionDrawn = '';
   #requestsDrawn = '';
-  #lastReadAt = -Infinity;
-  #reading = false;
-  #readAgain = false;
-  #inFlight: Promise<void> | undefined;
-  #loadPending = false;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  readonly #poll: ReturnType<typeof setInterval>;
-  #stopped = false;
+  readonly #reads: PacedReads;
 
   constructor(session: Session, elements: WalletElements) {
     this.#session = session;
@@ -79,80 +73,40 @@ export class WalletPanel {
       event.preventDefault();
       void this.#create();
     };
-    this.#poll = setInterval(() => {
-      if (document.visibilityState === 'visible') this.refresh();
-    }, WALLET_POLL_MS);
+    this.#reads = new PacedReads({
+      read: () => this.#readOnce(),
+      onError: (error) => setMessage(this.#elements.walletsMessage, `Could not read the wallets: ${describeProblem(error)}`, 'error'),
+      ended: () => this.#session.ended,
+      minGapMs: WALLET_MIN_READ_GAP_MS,
+      pollMs: WALLET_POLL_MS,
+    });
   }
 
-  /**
-   * Reads everything (the first read, after a reset or a reconnection): after the read under way,
-   * if any, and a second after the last one began at the earliest. Throws what the reads threw.
-   */
-  async load(): Promise<void> {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    // Until this read starts, a refresh asked for is this read.
-    this.#loadPending = true;
-    try {
-      await this.#inFlight?.catch(() => {});
-      const wait = this.#lastReadAt + WALLET_MIN_READ_GAP_MS - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    } finally {
-      this.#loadPending = false;
-    }
-    if (this.#session.ended) return;
-    this.#lastReadAt = performance.now();
-    await this.#read();
+  /** Reads everything (the first read, after a reset or a reconnection); throws what the read threw. */
+  load(): Promise<void> {
+    return this.#reads.load();
   }
 
-  /** Reads again soon: at once if the last read began over a second ago, else once that second is up. */
+  /** Reads again soon, paced (PacedReads). */
   refresh(): void {
-    if (this.#stopped || this.#session.ended || this.#loadPending) return;
-    if (this.#reading) {
-      this.#readAgain = true;
-      return;
-    }
-    if (this.#timer !== undefined) return;
-    const wait = Math.max(0, this.#lastReadAt + WALLET_MIN_READ_GAP_MS - performance.now());
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#lastReadAt = performance.now();
-      this.#read().catch((error: unknown) => setMessage(this.#elements.walletsMessage, `Could not read the wallets: ${describeProblem(error)}`, 'error'));
-    }, wait);
+    this.#reads.refresh();
   }
 
   stop(): void {
-    this.#stopped = true;
-    clearInterval(this.#poll);
-    clearTimeout(this.#timer);
-  }
-
-  #read(): Promise<void> {
-    const read = this.#readOnce();
-    this.#inFlight = read;
-    return read;
+    this.#reads.stop();
   }
 
   async #readOnce(): Promise<void> {
-    this.#reading = true;
-    try {
-      const requests = await this.#session.call<NwcRequestList>('GET', '/dashboard/api/nwc-requests');
-      const [connection, wallets] = await Promise.all([
-        requests.connected ? this.#session.call<WalletConnectionView>('GET', '/sandbox/v1/wallet') : Promise.resolve(undefined),
-        this.#session.call<{ data: WalletView[] }>('GET', '/sandbox/v1/wallets'),
-      ]);
-      this.#showConnection(connection);
-      this.#showWallets(wallets.data);
-      this.#showRequests(requests.data, wallets.data);
-      // A read that worked clears an earlier failure to read (never a message of an action).
-      if (this.#elements.walletsMessage.textContent?.startsWith('Could not read')) setMessage(this.#elements.walletsMessage, '');
-    } finally {
-      this.#reading = false;
-      if (this.#readAgain) {
-        this.#readAgain = false;
-        this.refresh();
-      }
-    }
+    const requests = await this.#session.call<NwcRequestList>('GET', '/dashboard/api/nwc-requests');
+    const [connection, wallets] = await Promise.all([
+      requests.connected ? this.#session.call<WalletConnectionView>('GET', '/sandbox/v1/wallet') : Promise.resolve(undefined),
+      this.#session.call<{ data: WalletView[] }>('GET', '/sandbox/v1/wallets'),
+    ]);
+    this.#showConnection(connection);
+    this.#showWallets(wallets.data);
+    this.#showRequests(requests.data, wallets.data);
+    // A read that worked clears an earlier failure to read (never a message of an action).
+    if (this.#elements.walletsMessage.textContent?.startsWith('Could not read')) setMessage(this.#elements.walletsMessage, '');
   }
 
   #showConnection(connection: WalletConnectionView | undefined): void {
