@@ -2,7 +2,7 @@
  * The engine: the behaviour of the API assembled from its parts and its ports. Transports get
  * `handle`; in-process users (and the CLI) also get the parts themselves.
  */
-import { AccountData } from './accounts/account-data.js';
+import { AccountData } from './account-data.js';
 import { AccountRegistry } from './accounts/account-registry.js';
 import { AccountDirectory, type AccountsConfig } from './accounts/accounts.js';
 import type { EventListener } from './events/change-log.js';

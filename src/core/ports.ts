@@ -3,11 +3,11 @@
  * itself does no I/O, so the same code runs behind Fastify in Node and behind MSW in a browser.
  */
 import type { AddressRefusal } from './webhooks/address-policy.js';
-import type { AccountRecord } from './accounts/account-record.js';
-import type { DeliveryRecord, EndpointRecord, EventRecord } from './webhooks/records.js';
-import type { PaymentRequestRecord } from './payments/payment-request.js';
-import type { WalletRecord, WalletTransactionRecord } from './wallets/wallet-records.js';
-import { ApiError } from './pipeline/errors.js';
+import type { AccountRecord } from './store/account-record.js';
+import type { DeliveryRecord, EndpointRecord, EventRecord } from './store/webhook-records.js';
+import type { PaymentRequestRecord } from './store/payment-request.js';
+import type { WalletRecord, WalletTransactionRecord } from './store/wallet-records.js';
+import { ApiError } from './errors/errors.js';
 
 /** An account's clock: wall time plus an offset, or frozen at an instant (epoch ms). */
 export interface ClockState {

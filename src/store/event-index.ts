@@ -10,7 +10,7 @@
  */
 import type { EventStoreReads } from '../core/ports.js';
 import { KEPT_EVENTS_PER_ACCOUNT, KEPT_FINISHED_ATTEMPTS_PER_ACCOUNT } from '../core/events/event-log.js';
-import { deliveryKey, type DeliveryRecord, type EndpointRecord, type EventRecord } from '../core/webhooks/records.js';
+import { deliveryKey, type DeliveryRecord, type EndpointRecord, type EventRecord } from '../core/store/webhook-records.js';
 
 /** Maps of events, endpoints and attempts, kept consistent with each other on every change. */
 export class EventIndex implements EventStoreReads {

@@ -4,7 +4,7 @@
  * Browser-safe.
  */
 import type { ClockState, StoreChange } from '../core/ports.js';
-import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
+import type { PaymentRequestRecord } from '../core/store/payment-request.js';
 import type { StoreIndex } from './store-index.js';
 import { storeChangeProblem, storedRecordProblem } from './stored-records.js';
 import { isClockState, isJsonObject, isStoreChange } from './stored-values.js';

@@ -12,7 +12,7 @@
  * the disk takes a write again; then writes are taken again, without a restart.
  */
 import { StorageUnavailableError, type ClockState, type SandboxStore, type StorageHealth, type StoreChange } from '../core/ports.js';
-import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
+import type { PaymentRequestRecord } from '../core/store/payment-request.js';
 import { restrictToOwner } from './file-mode.node.js';
 import { copyOf, indexOf, snapshotOf } from './index-snapshot.js';
 import { applyJournalEntry, type JournalEntry } from './journal-entry.js';

@@ -3,7 +3,7 @@
  * uses it as is; writes resolve at once because there is nothing to wait for.
  */
 import type { ClockState, SandboxStore } from '../core/ports.js';
-import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
+import type { PaymentRequestRecord } from '../core/store/payment-request.js';
 import { indexReads } from './index-reads.js';
 import { StoreIndex } from './store-index.js';
 

@@ -6,7 +6,7 @@
  */
 import type { WalletStoreReads } from '../core/ports.js';
 import { KEPT_TRANSACTIONS_PER_WALLET } from '../core/wallets/wallet-limits.js';
-import type { WalletRecord, WalletTransactionRecord } from '../core/wallets/wallet-records.js';
+import type { WalletRecord, WalletTransactionRecord } from '../core/store/wallet-records.js';
 
 /** Maps of wallets and transactions, kept consistent with each other on every change. */
 export class WalletIndex implements WalletStoreReads {

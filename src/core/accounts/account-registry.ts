@@ -10,10 +10,10 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { AccountView, CreateAccountBody, CreatedAccount } from '../../schemas/accounts.js';
 import { newId, randomBase62 } from '../ids.js';
-import { ApiError } from '../pipeline/errors.js';
+import { ApiError } from '../errors/errors.js';
 import type { RandomSource, SandboxStore, WallClock } from '../ports.js';
-import type { AccountData } from './account-data.js';
-import type { AccountRecord } from './account-record.js';
+import type { AccountData } from '../account-data.js';
+import type { AccountRecord } from '../store/account-record.js';
 import type { AccountDirectory, AccountsConfig } from './accounts.js';
 
 /**

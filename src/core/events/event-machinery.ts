@@ -5,11 +5,11 @@
  * order they need each other: the scheduler (it only keeps items), the due schedule over it, the
  * parts that write due things over that, and last the runner over those, which starts the scheduler.
  */
-import { DueRunner } from '../due/due-runner.js';
+import { DueRunner } from './due-runner.js';
 import { DueSchedule } from '../due/due-schedule.js';
 import { platformTimers } from '../due/platform-timers.js';
 import { Scheduler } from '../due/scheduler.js';
-import type { PaymentRequestRecord } from '../payments/payment-request.js';
+import type { PaymentRequestRecord } from '../store/payment-request.js';
 import type { AccountClocks, RandomSource, SandboxStore, Timers, WallClock, WebhookSender } from '../ports.js';
 import { DeliveryDispatcher } from '../webhooks/delivery-dispatcher.js';
 import type { WebhookAddressPolicy } from '../webhooks/address-policy.js';
@@ -17,7 +17,7 @@ import { PendingDeliveries } from '../webhooks/pending-deliveries.js';
 import { WebhookEndpoints } from '../webhooks/webhook-endpoints.js';
 import { ChangeLog } from './change-log.js';
 import { EventLog } from './event-log.js';
-import { Listeners } from './listeners.js';
+import { Listeners } from '../listeners.js';
 
 /** What the event machinery needs. */
 export interface EventMachineryOptions {

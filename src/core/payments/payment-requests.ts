@@ -7,15 +7,15 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import type { CreatePaymentRequestBody } from '../../schemas/create-payment-request.js';
 import type { Caller } from '../accounts/accounts.js';
-import { ApiError } from '../pipeline/errors.js';
+import { ApiError } from '../errors/errors.js';
 import { feeFor } from './fees.js';
 import { newPaymentRequestId } from '../ids.js';
-import { TERMINAL_STATUSES, type PaymentRequestRecord, type Transition } from './payment-request.js';
+import { TERMINAL_STATUSES, type PaymentRequestRecord, type Transition } from '../store/payment-request.js';
 import type { RuleBook } from './rules.js';
 import { applyTransition, asOf } from './state-machine.js';
 import type { ChangeLog } from '../events/change-log.js';
 import type { AccountClocks, ConnectedWallets, InvoiceIssuer, RandomSource, SandboxStore, StoreChange } from '../ports.js';
-import { WalletError } from '../wallets/wallet-error.js';
+import { WalletError } from './wallet-error.js';
 import type { SandboxSettings } from '../settings.js';
 
 /** What the operations need. */

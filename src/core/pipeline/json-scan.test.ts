@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from './errors.js';
+import { ApiError } from '../errors/errors.js';
 import { parseJsonBody } from './json-body.js';
 import { MAX_BODY_DEPTH, MAX_BODY_VALUES, scanJson } from './json-scan.js';
 

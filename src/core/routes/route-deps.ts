@@ -1,5 +1,5 @@
 /** What every route's handler gets: the engine's parts. One type for the whole table. */
-import type { AccountData } from '../accounts/account-data.js';
+import type { AccountData } from '../account-data.js';
 import type { AccountRegistry } from '../accounts/account-registry.js';
 import type { EventLog } from '../events/event-log.js';
 import type { WebhookEndpoints } from '../webhooks/webhook-endpoints.js';

@@ -6,7 +6,7 @@
  * watched; at most `LOOKUPS_PER_ROUND` are asked per round (oldest watched first).
  */
 import type { Account } from '../accounts/accounts.js';
-import type { PaymentRequestRecord } from '../payments/payment-request.js';
+import type { PaymentRequestRecord } from '../store/payment-request.js';
 import { asOf } from '../payments/state-machine.js';
 import type { AccountClocks, ConnectedWallets, SandboxStore, Timers } from '../ports.js';
 

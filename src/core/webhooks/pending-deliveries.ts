@@ -8,7 +8,7 @@
  * attempts when first needed (what a data file brought). Browser-safe.
  */
 import type { EventStoreReads } from '../ports.js';
-import { deliveryKey, type DeliveryRecord } from './records.js';
+import { deliveryKey, type DeliveryRecord } from '../store/webhook-records.js';
 
 /**
  * Pending deliveries one account may have: room for a load test's burst (attempts give way to a

@@ -8,11 +8,11 @@
 import { base64 } from '@scure/base';
 import { EVENT_TYPES, type CreateEndpointBody, type EventType } from '../../schemas/webhooks.js';
 import { newId } from '../ids.js';
-import { ApiError, type ErrorDetail } from '../pipeline/errors.js';
+import { ApiError, type ErrorDetail } from '../errors/errors.js';
 import type { AccountClocks, RandomSource, SandboxStore } from '../ports.js';
 import { refusalMessage, urlRefusal, type WebhookAddressPolicy } from './address-policy.js';
 import type { PendingDeliveries } from './pending-deliveries.js';
-import type { EndpointRecord } from './records.js';
+import type { EndpointRecord } from '../store/webhook-records.js';
 
 /** Endpoints one account may have: enough for any test, few enough that a loop cannot flood. */
 const MAX_ENDPOINTS_PER_ACCOUNT = 20;
