@@ -7,7 +7,8 @@ export { DEFAULT_SETTINGS, type SandboxSettings, type FeeRounding, type FeePerce
 export type { ApiRequest, ApiResponse, RequestHandler } from './core/pipeline/handler.js';
 export { ERROR_CATALOGUE, type ErrorBody, type ErrorCode, type ErrorDetail } from './core/errors/errors.js';
 export type { AccountsConfig, AccountConfig, ApiKeyConfig, Permission } from './core/accounts/accounts.js';
-export type { SandboxStore, ClockState, WallClock, RandomSource, RecoverableSigner } from './core/ports.js';
+export type { SandboxStore, ClockState } from './core/store/sandbox-store.js';
+export type { WallClock, RandomSource, RecoverableSigner } from './core/ports.js';
 export { feeFor } from './core/payments/fees.js';
 export { decodeInvoice, type DecodedInvoice, type Network } from './lightning/index.js';
 export type { PaymentRequest, PaymentRequestStatusBody, CreatePaymentRequestBody } from './schemas/index.js';

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveWebhooks } from '../src/cli/serve-webhooks.js';
 import { addressRefusal, type WebhookAddressPolicy } from '../src/core/webhooks/address-policy.js';
-import type { WebhookRequest } from '../src/core/ports.js';
+import type { WebhookRequest } from '../src/core/webhooks/webhook-sender.js';
 import { createFetchWebhookSender } from '../src/webhook-sender/fetch-webhook-sender.js';
 import { createHttpWebhookSender, type HostResolver } from '../src/webhook-sender/http-webhook-sender.node.js';
 import { KEYS, startServer, type RunningServer } from './support/sandbox-server.js';

@@ -7,7 +7,8 @@
  * faults) is erased in `#eraseParts`.
  */
 import type { RuleBook } from './payments/rules.js';
-import type { AccountClocks, SandboxStore } from './ports.js';
+import type { AccountClocks } from './ports.js';
+import type { SandboxStore } from './store/sandbox-store.js';
 import type { TestWallets } from './wallets/test-wallets.js';
 import type { ApiFaultBook } from './resilience/api-faults.js';
 import type { RequestJournal } from './resilience/request-journal.js';

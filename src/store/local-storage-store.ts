@@ -14,7 +14,7 @@ import { LowSync } from 'lowdb';
 import { LocalStorage } from 'lowdb/browser';
 import type { AccountRecord } from '../core/store/account-record.js';
 import type { DeliveryRecord, EndpointRecord, EventRecord } from '../core/store/webhook-records.js';
-import type { ClockState, SandboxStore } from '../core/ports.js';
+import type { ClockState, SandboxStore } from '../core/store/sandbox-store.js';
 import type { PaymentRequestRecord } from '../core/store/payment-request.js';
 import { indexReads } from './index-reads.js';
 import { StoreIndex } from './store-index.js';

@@ -5,7 +5,7 @@
  */
 import type { AccountRecord } from '../core/store/account-record.js';
 import type { DeliveryRecord, EndpointRecord, EventRecord } from '../core/store/webhook-records.js';
-import type { ClockState } from '../core/ports.js';
+import type { ClockState } from '../core/store/sandbox-store.js';
 import type { PaymentRequestRecord } from '../core/store/payment-request.js';
 import type { WalletRecord, WalletTransactionRecord } from '../core/store/wallet-records.js';
 import { StoreFileError } from './store-file-error.js';

@@ -6,7 +6,7 @@
  */
 import { compileSchemaCheck, type SchemaCheck } from '../core/pipeline/schema-check.js';
 import type { ErrorDetail } from '../core/errors/errors.js';
-import type { StoreChange } from '../core/ports.js';
+import type { StoreChange } from '../core/store/sandbox-store.js';
 import { ISO_UTC_MILLIS_PATTERN, paymentRequestSchema } from '../schemas/payment-request.js';
 import { TRANSACTION_STATES } from '../core/store/wallet-records.js';
 import { webhookDeliverySchema, webhookEndpointSchema, webhookEventSchema } from '../schemas/webhooks.js';

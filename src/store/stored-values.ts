@@ -4,7 +4,7 @@
  * would cost startup time to catch what only hand edits produce.
  */
 import type { AccountRecord } from '../core/store/account-record.js';
-import type { ClockState } from '../core/ports.js';
+import type { ClockState } from '../core/store/sandbox-store.js';
 import type { PaymentRequestRecord } from '../core/store/payment-request.js';
 
 /** A plain JSON object (not an array, not null). */

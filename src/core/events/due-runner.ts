@@ -5,7 +5,8 @@
  */
 import type { ChangeLog } from './change-log.js';
 import { asOf } from '../payments/state-machine.js';
-import type { AccountClocks, SandboxStore } from '../ports.js';
+import type { AccountClocks } from '../ports.js';
+import type { SandboxStore } from '../store/sandbox-store.js';
 import type { DeliveryDispatcher } from '../webhooks/delivery-dispatcher.js';
 import type { DueSchedule } from '../due/due-schedule.js';
 import type { DueItem, DueItemRunner } from '../due/scheduler.js';

@@ -14,7 +14,8 @@ import { TERMINAL_STATUSES, type PaymentRequestRecord, type Transition } from '.
 import type { RuleBook } from './rules.js';
 import { applyTransition, asOf } from './state-machine.js';
 import type { ChangeLog } from '../events/change-log.js';
-import type { AccountClocks, ConnectedWallets, InvoiceIssuer, RandomSource, SandboxStore, StoreChange } from '../ports.js';
+import type { AccountClocks, ConnectedWallets, InvoiceIssuer, RandomSource } from '../ports.js';
+import type { SandboxStore, StoreChange } from '../store/sandbox-store.js';
 import { WalletError } from './wallet-error.js';
 import type { SandboxSettings } from '../settings.js';
 

@@ -7,7 +7,7 @@
  * count twice. Counted from the writes the engine makes, after one pass over the store's pending
  * attempts when first needed (what a data file brought). Browser-safe.
  */
-import type { EventStoreReads } from '../ports.js';
+import type { EventStoreReads } from '../store/sandbox-store.js';
 import { deliveryKey, type DeliveryRecord } from '../store/webhook-records.js';
 
 /**
