@@ -13,7 +13,6 @@ import { newId, randomBase62 } from '../ids.js';
 import { ApiError } from '../errors/errors.js';
 import type { RandomSource, WallClock } from '../ports.js';
 import type { SandboxStore } from '../store/sandbox-store.js';
-import type { AccountData } from '../account-data.js';
 import type { AccountRecord } from '../store/account-record.js';
 import type { AccountDirectory, AccountsConfig } from './accounts.js';
 
@@ -37,7 +36,7 @@ export interface AccountRegistryDeps {
   /** Crypto-strong: keys and wallet node keys are secrets. */
   random: RandomSource;
   /** Erases a deleted account's data. */
-  data: Pick<AccountData, 'remove'>;
+  data: { remove(accountId: string): Promise<void> };
   /** The accounts file: a new NWC account uses the relay of its first NWC account. */
   config: AccountsConfig;
 }

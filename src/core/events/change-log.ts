@@ -9,6 +9,7 @@ import type { DueSchedule } from '../due/due-schedule.js';
 import { newId } from '../ids.js';
 import type { PaymentRequestRecord, PaymentRequestStatus } from '../store/payment-request.js';
 import { paymentRequestViewOf } from '../payments/payment-request-view.js';
+import type { PaymentChanges } from '../payments/payment-requests.js';
 import type { AccountClocks, RandomSource } from '../ports.js';
 import type { SandboxStore, StoreChange } from '../store/sandbox-store.js';
 import { planDeliveries } from '../webhooks/delivery-plan.js';
@@ -40,7 +41,7 @@ export interface ChangeLogDeps {
 }
 
 /** Records payment-request changes with their events and deliveries. */
-export class ChangeLog {
+export class ChangeLog implements PaymentChanges {
   readonly #deps: ChangeLogDeps;
   readonly #listeners: Listeners<Parameters<EventListener>>;
 

@@ -14,7 +14,7 @@ import type { AccountClocks, RandomSource, Timers, WallClock } from '../ports.js
 import type { SandboxStore } from '../store/sandbox-store.js';
 import type { WebhookSender } from '../webhooks/webhook-sender.js';
 import { DeliveryDispatcher } from '../webhooks/delivery-dispatcher.js';
-import type { WebhookAddressPolicy } from '../webhooks/address-policy.js';
+import type { WebhookAddressPolicy } from '../settings.js';
 import { PendingDeliveries } from '../webhooks/pending-deliveries.js';
 import { WebhookEndpoints } from '../webhooks/webhook-endpoints.js';
 import { ChangeLog } from './change-log.js';
