@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import accounts from '../fixtures/accounts.json' with { type: 'json' };
 import { feeFor } from '../src/core/payments/fees.js';
 import { newPaymentRequestId } from '../src/core/ids.js';
-import type { PaymentRequestRecord } from '../src/core/payments/payment-request.js';
+import type { PaymentRequestRecord } from '../src/core/store/payment-request.js';
 import { cryptoRandom } from '../src/core/random.js';
 import { createInvoice } from '../src/lightning/invoice.js';
 import { wasmSigner } from '../src/lightning/signer.node.js';

@@ -19,7 +19,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { newPaymentRequestId } from '../src/core/ids.js';
-import type { PaymentRequestRecord } from '../src/core/payments/payment-request.js';
+import type { PaymentRequestRecord } from '../src/core/store/payment-request.js';
 import { cryptoRandom } from '../src/core/random.js';
 import { formatJournalLine } from '../src/store/journal-entry.js';
 import { compactionThreshold, openJsonFileStore, type JsonFileStore } from '../src/store/json-file-store.node.js';

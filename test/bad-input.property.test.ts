@@ -10,8 +10,8 @@
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CATALOGUE, type ErrorCode } from '../src/core/pipeline/errors.js';
-import { MAX_BODY_DEPTH } from '../src/core/pipeline/json-scan.js';
+import { ERROR_CATALOGUE, type ErrorCode } from '../src/core/errors/errors.js';
+import { MAX_BODY_DEPTH } from '../src/core/settings.js';
 import { errorBodySchema } from '../src/schemas/error.js';
 import { paymentRequestSchema, paymentRequestStatusSchema } from '../src/schemas/payment-request.js';
 import {

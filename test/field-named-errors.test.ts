@@ -7,7 +7,7 @@
  * raw validator sentence.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { DETAIL_CODES } from '../src/core/pipeline/detail-codes.js';
+import { DETAIL_CODES } from '../src/core/errors/detail-codes.js';
 import type { AnyRoute } from '../src/core/pipeline/route.js';
 import { createSandbox } from '../src/sandbox.js';
 

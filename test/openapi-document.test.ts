@@ -10,7 +10,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccountsConfig } from '../src/core/accounts/accounts.js';
-import { statusOf } from '../src/core/pipeline/errors.js';
+import { statusOf } from '../src/core/errors/errors.js';
 import { errorCodesOf, type AnyRoute } from '../src/core/pipeline/route.js';
 import { DEFAULT_SETTINGS, resolveSettings } from '../src/core/settings.js';
 import { createHandlers } from '../src/msw/index.node.js';

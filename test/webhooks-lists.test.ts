@@ -4,7 +4,7 @@
  * answers 204 to everything.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WebhookSender } from '../src/core/ports.js';
+import type { WebhookSender } from '../src/core/webhooks/webhook-sender.js';
 import { createSandbox, type Sandbox } from '../src/sandbox.js';
 import { callSandbox } from './support/in-process.js';
 import { createBody } from './support/sandbox-server.js';

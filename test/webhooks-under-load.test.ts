@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../src/store/memory-store.js';
 import { createSandbox, type Sandbox } from '../src/sandbox.js';
-import type { WebhookSender } from '../src/core/ports.js';
+import type { WebhookSender } from '../src/core/webhooks/webhook-sender.js';
 import { callSandbox } from './support/in-process.js';
 import { createBody } from './support/sandbox-server.js';
 

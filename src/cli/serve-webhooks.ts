@@ -7,7 +7,8 @@
  */
 import { Webhook } from 'standardwebhooks';
 import type { AccountsConfig } from '../core/accounts/accounts.js';
-import { allowedHostOf, isLoopbackHost, type WebhookAddressPolicy } from '../core/webhooks/address-policy.js';
+import { allowedHostOf, isLoopbackHost } from '../core/webhooks/address-policy.js';
+import type { WebhookAddressPolicy } from '../core/settings.js';
 import { newWebhookSecret, webhookUrlProblem } from '../core/webhooks/webhook-endpoints.js';
 import { cryptoRandom } from '../core/random.js';
 import type { Sandbox } from '../sandbox.js';

@@ -3,7 +3,7 @@
  * SIGINT/SIGTERM, then finishes in-flight requests, flushes storage and exits 0.
  */
 import { parseArgs } from 'node:util';
-import { ApiError } from '../core/pipeline/errors.js';
+import { ApiError } from '../core/errors/errors.js';
 import { parseRules } from '../core/payments/rules.js';
 import type { Rule } from '../schemas/rules.js';
 import { createLogOutput, LOG_FORMATS, LOG_LEVELS } from '../http/log-output.js';

@@ -3,7 +3,8 @@
  * another's. A clock is wall time plus an offset, or frozen at an instant; its state lives in the
  * store, so a restart with a data file keeps every account's time.
  */
-import type { AccountClocks, ClockState, SandboxStore, WallClock } from '../core/ports.js';
+import type { AccountClocks, WallClock } from '../core/ports.js';
+import type { ClockState, SandboxStore } from '../core/store/sandbox-store.js';
 
 /** How clocks start: following wall time, or frozen at the moment the sandbox starts. */
 export type ClockMode = 'running' | 'frozen';

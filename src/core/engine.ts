@@ -2,7 +2,7 @@
  * The engine: the behaviour of the API assembled from its parts and its ports. Transports get
  * `handle`; in-process users (and the CLI) also get the parts themselves.
  */
-import { AccountData } from './accounts/account-data.js';
+import { AccountData } from './account-data.js';
 import { AccountRegistry } from './accounts/account-registry.js';
 import { AccountDirectory, type AccountsConfig } from './accounts/accounts.js';
 import type { EventListener } from './events/change-log.js';
@@ -13,7 +13,9 @@ import { RuleBook } from './payments/rules.js';
 import { cryptoRandom } from './random.js';
 import { createRequestHandler, type ApiRequest, type RequestHandler } from './pipeline/handler.js';
 import type { AnyRoute } from './pipeline/route.js';
-import type { AccountClocks, ConnectedWallets, InvoiceIssuer, RandomSource, SandboxStore, Timers, WallClock, WebhookSender } from './ports.js';
+import type { AccountClocks, ConnectedWallets, InvoiceIssuer, RandomSource, Timers, WallClock } from './ports.js';
+import type { SandboxStore } from './store/sandbox-store.js';
+import type { WebhookSender } from './webhooks/webhook-sender.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { routeTable } from './routes/route-table.js';
 import type { SandboxSettings } from './settings.js';

@@ -8,7 +8,7 @@
  * it. It holds no secret: the permissions of the key the caller sent.
  */
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../core/pipeline/errors.js';
+import { ApiError } from '../core/errors/errors.js';
 import { errorResponse } from '../core/pipeline/handler.js';
 import type { DashboardKeyView } from '../schemas/dashboard-key.js';
 import type { LiveSource } from './live-streams.js';

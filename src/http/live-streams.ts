@@ -22,7 +22,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PassThrough } from 'node:stream';
 import type { Permission } from '../core/accounts/accounts.js';
 import type { Engine } from '../core/engine.js';
-import { ApiError } from '../core/pipeline/errors.js';
+import { ApiError } from '../core/errors/errors.js';
 import { errorResponse, type ApiResponse, type RequestHandler } from '../core/pipeline/handler.js';
 import type { ClockView } from '../schemas/control.js';
 import type { WebhookDelivery, WebhookEvent } from '../schemas/webhooks.js';

@@ -6,7 +6,7 @@
  * A plain `GET /nostr` gets 400 `invalid_request` in the engine's shape, saying what is there.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../core/pipeline/errors.js';
+import { ApiError } from '../core/errors/errors.js';
 import { errorResponse, type ApiResponse } from '../core/pipeline/handler.js';
 import type { SandboxRelay } from '../nostr/relay/sandbox-relay.node.js';
 

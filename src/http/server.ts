@@ -13,7 +13,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import { ApiError, type ErrorCode } from '../core/pipeline/errors.js';
+import { ApiError, type ErrorCode } from '../core/errors/errors.js';
 import { errorResponse, type ApiResponse, type RequestHandler } from '../core/pipeline/handler.js';
 import { applyCors, isOpenToAnyOrigin, OriginPolicy, originOf } from './cors.js';
 import { HostCheck } from './host-check.js';

@@ -5,7 +5,7 @@
  * Browser-safe: the Node entry (`index.node.ts`) only swaps in the faster signer.
  */
 import { delay, http, HttpResponse, type HttpHandler } from 'msw';
-import type { SandboxStore } from '../core/ports.js';
+import type { SandboxStore } from '../core/store/sandbox-store.js';
 import { loadFixtures } from '../fixtures/load-fixtures.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../sandbox.js';
 import { openLocalStorageStore } from '../store/local-storage-store.js';

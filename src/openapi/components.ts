@@ -5,7 +5,7 @@
  */
 import { ID_LENGTH } from '../core/ids.js';
 import { feeFor } from '../core/payments/fees.js';
-import { DETAIL_CODE_CATALOGUE } from '../core/pipeline/detail-codes.js';
+import { DETAIL_CODE_CATALOGUE } from '../core/errors/detail-codes.js';
 import { LATEST_CLOCK_MS } from '../core/routes/control-routes.js';
 import type { SandboxSettings } from '../core/settings.js';
 import { accountSchema, createAccountBodySchema, createdAccountSchema, MAX_ACCOUNT_NAME_LENGTH, resetBodySchema } from '../schemas/accounts.js';

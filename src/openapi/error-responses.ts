@@ -1,11 +1,11 @@
 /**
- * Error responses of the document, built from the error catalogue (`core/pipeline/errors.ts`):
+ * Error responses of the document, built from the error catalogue (`core/errors/errors.ts`):
  * an operation names the codes it can answer with, and gets one response per HTTP status, its
  * description naming each code, `x-lnpr-error-codes` listing them (for tools and the tests), the
  * `Error` schema and an example per code. Browser-safe.
  */
 import { MAX_TEST_WALLETS_PER_ACCOUNT } from '../core/wallets/wallet-limits.js';
-import { ERROR_CATALOGUE, errorBody, type ErrorBody, type ErrorCode } from '../core/pipeline/errors.js';
+import { ERROR_CATALOGUE, errorBody, type ErrorBody, type ErrorCode } from '../core/errors/errors.js';
 import { KEPT_EVENTS_TEXT, MAX_CREATED_ACCOUNTS_TEXT } from './facts.js';
 import type { JsonObject } from './schema-tools.js';
 

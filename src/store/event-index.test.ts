@@ -1,6 +1,6 @@
 /** The event index's bounds: events listed, finished attempts kept, pending ones never let go. */
 import { describe, expect, it } from 'vitest';
-import type { DeliveryRecord, EventRecord } from '../core/webhooks/records.js';
+import type { DeliveryRecord, EventRecord } from '../core/store/webhook-records.js';
 import { EventIndex } from './event-index.js';
 
 const event = (n: number, accountId = 'acct_a'): EventRecord =>

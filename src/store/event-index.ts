@@ -8,9 +8,9 @@
  * one is kept, unlisted, until its attempts end. The engine bounds how many may be pending
  * (core/webhooks/pending-deliveries.ts). Browser-safe.
  */
-import type { EventStoreReads } from '../core/ports.js';
+import type { EventStoreReads } from '../core/store/sandbox-store.js';
 import { KEPT_EVENTS_PER_ACCOUNT, KEPT_FINISHED_ATTEMPTS_PER_ACCOUNT } from '../core/events/event-log.js';
-import { deliveryKey, type DeliveryRecord, type EndpointRecord, type EventRecord } from '../core/webhooks/records.js';
+import { deliveryKey, type DeliveryRecord, type EndpointRecord, type EventRecord } from '../core/store/webhook-records.js';
 
 /** Maps of events, endpoints and attempts, kept consistent with each other on every change. */
 export class EventIndex implements EventStoreReads {

@@ -3,7 +3,7 @@
  * data, so the memory, localStorage and JSON-file stores share it and differ only in writing.
  * Browser-safe.
  */
-import type { SandboxStore } from '../core/ports.js';
+import type { SandboxStore } from '../core/store/sandbox-store.js';
 import type { StoreIndex } from './store-index.js';
 
 /** The reads of a SandboxStore. */

@@ -3,8 +3,8 @@
  * write is made and again when the journal is replayed, so both paths cannot drift apart.
  * Browser-safe.
  */
-import type { ClockState, StoreChange } from '../core/ports.js';
-import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
+import type { ClockState, StoreChange } from '../core/store/sandbox-store.js';
+import type { PaymentRequestRecord } from '../core/store/payment-request.js';
 import type { StoreIndex } from './store-index.js';
 import { storeChangeProblem, storedRecordProblem } from './stored-records.js';
 import { isClockState, isJsonObject, isStoreChange } from './stored-values.js';

@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
-import { StorageUnavailableError } from '../core/ports.js';
+import type { PaymentRequestRecord } from '../core/store/payment-request.js';
+import { StorageUnavailableError } from '../core/store/sandbox-store.js';
 import { openJsonFileStore, type JsonFileStore } from './json-file-store.node.js';
 import { StorageFault } from './storage-fault.js';
 import type { StoreNotice } from './store-notice.js';

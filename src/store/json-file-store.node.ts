@@ -11,8 +11,8 @@
  * once while a timer, backing off, cuts the journal back to its acknowledged end and checks that
  * the disk takes a write again; then writes are taken again, without a restart.
  */
-import { StorageUnavailableError, type ClockState, type SandboxStore, type StorageHealth, type StoreChange } from '../core/ports.js';
-import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
+import { StorageUnavailableError, type ClockState, type SandboxStore, type StorageHealth, type StoreChange } from '../core/store/sandbox-store.js';
+import type { PaymentRequestRecord } from '../core/store/payment-request.js';
 import { restrictToOwner } from './file-mode.node.js';
 import { copyOf, indexOf, snapshotOf } from './index-snapshot.js';
 import { applyJournalEntry, type JournalEntry } from './journal-entry.js';

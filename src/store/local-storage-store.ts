@@ -12,10 +12,10 @@
  */
 import { LowSync } from 'lowdb';
 import { LocalStorage } from 'lowdb/browser';
-import type { AccountRecord } from '../core/accounts/account-record.js';
-import type { DeliveryRecord, EndpointRecord, EventRecord } from '../core/webhooks/records.js';
-import type { ClockState, SandboxStore } from '../core/ports.js';
-import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
+import type { AccountRecord } from '../core/store/account-record.js';
+import type { DeliveryRecord, EndpointRecord, EventRecord } from '../core/store/webhook-records.js';
+import type { ClockState, SandboxStore } from '../core/store/sandbox-store.js';
+import type { PaymentRequestRecord } from '../core/store/payment-request.js';
 import { indexReads } from './index-reads.js';
 import { StoreIndex } from './store-index.js';
 import { isClockState, isIndexableRecord, isJsonObject, isStoredAccount } from './stored-values.js';

@@ -3,11 +3,11 @@
  * users read. `sequence` is the last journal entry folded in, so replay knows where to resume.
  * Browser-safe: parsing and serializing are plain JSON, kept apart from the file I/O.
  */
-import type { AccountRecord } from '../core/accounts/account-record.js';
-import type { DeliveryRecord, EndpointRecord, EventRecord } from '../core/webhooks/records.js';
-import type { ClockState } from '../core/ports.js';
-import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
-import type { WalletRecord, WalletTransactionRecord } from '../core/wallets/wallet-records.js';
+import type { AccountRecord } from '../core/store/account-record.js';
+import type { DeliveryRecord, EndpointRecord, EventRecord } from '../core/store/webhook-records.js';
+import type { ClockState } from '../core/store/sandbox-store.js';
+import type { PaymentRequestRecord } from '../core/store/payment-request.js';
+import type { WalletRecord, WalletTransactionRecord } from '../core/store/wallet-records.js';
 import { StoreFileError } from './store-file-error.js';
 import { storedRecordProblem, type StoredRecordKind } from './stored-records.js';
 import { isClockState, isJsonObject, isStoredAccount } from './stored-values.js';

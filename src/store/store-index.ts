@@ -3,9 +3,9 @@
  * account, clocks by account, and events and webhooks (`events`). Mutations are synchronous so a store can apply a write before
  * it is durable and still answer reads from one place. Browser-safe.
  */
-import type { AccountRecord } from '../core/accounts/account-record.js';
-import type { AccountClearing, ClockState, StoreChange } from '../core/ports.js';
-import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
+import type { AccountRecord } from '../core/store/account-record.js';
+import type { AccountClearing, ClockState, StoreChange } from '../core/store/sandbox-store.js';
+import type { PaymentRequestRecord } from '../core/store/payment-request.js';
 import { EventIndex } from './event-index.js';
 import { WalletIndex } from './wallet-index.js';
 

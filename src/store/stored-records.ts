@@ -5,10 +5,10 @@
  * first use. Browser-safe.
  */
 import { compileSchemaCheck, type SchemaCheck } from '../core/pipeline/schema-check.js';
-import type { ErrorDetail } from '../core/pipeline/errors.js';
-import type { StoreChange } from '../core/ports.js';
+import type { ErrorDetail } from '../core/errors/errors.js';
+import type { StoreChange } from '../core/store/sandbox-store.js';
 import { ISO_UTC_MILLIS_PATTERN, paymentRequestSchema } from '../schemas/payment-request.js';
-import { TRANSACTION_STATES } from '../core/wallets/wallet-records.js';
+import { TRANSACTION_STATES } from '../core/store/wallet-records.js';
 import { webhookDeliverySchema, webhookEndpointSchema, webhookEventSchema } from '../schemas/webhooks.js';
 import { isJsonObject } from './stored-values.js';
 
@@ -68,7 +68,7 @@ const storedDeliverySchema = {
 const hex64 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
 const msats = { type: 'integer', minimum: 0 } as const;
 
-/** A test wallet as stored (core/wallets/wallet-records.ts). */
+/** A test wallet as stored (core/store/wallet-records.ts). */
 const storedWalletSchema = {
   type: 'object',
   required: ['id', 'accountId', 'name', 'balanceMsats', 'createdAt', 'serviceSecret', 'clientSecret'],

@@ -3,9 +3,9 @@
  * account, payment hash, clock numbers): the engine wrote these values, so a full schema check
  * would cost startup time to catch what only hand edits produce.
  */
-import type { AccountRecord } from '../core/accounts/account-record.js';
-import type { ClockState } from '../core/ports.js';
-import type { PaymentRequestRecord } from '../core/payments/payment-request.js';
+import type { AccountRecord } from '../core/store/account-record.js';
+import type { ClockState } from '../core/store/sandbox-store.js';
+import type { PaymentRequestRecord } from '../core/store/payment-request.js';
 
 /** A plain JSON object (not an array, not null). */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {

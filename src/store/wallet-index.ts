@@ -4,9 +4,9 @@
  * hash, which is how a payment finds the wallet it pays. Transactions are bounded per wallet
  * (`KEPT_TRANSACTIONS_PER_WALLET`): past it the oldest go, whatever their state. Browser-safe.
  */
-import type { WalletStoreReads } from '../core/ports.js';
+import type { WalletStoreReads } from '../core/store/sandbox-store.js';
 import { KEPT_TRANSACTIONS_PER_WALLET } from '../core/wallets/wallet-limits.js';
-import type { WalletRecord, WalletTransactionRecord } from '../core/wallets/wallet-records.js';
+import type { WalletRecord, WalletTransactionRecord } from '../core/store/wallet-records.js';
 
 /** Maps of wallets and transactions, kept consistent with each other on every change. */
 export class WalletIndex implements WalletStoreReads {

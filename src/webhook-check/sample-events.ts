@@ -5,7 +5,7 @@
  * and a receiver that validates it (or decodes the invoice) sees nothing odd.
  */
 import { newId } from '../core/ids.js';
-import type { Transition } from '../core/payments/payment-request.js';
+import type { Transition } from '../core/store/payment-request.js';
 import { cryptoRandom } from '../core/random.js';
 import { EVENT_TYPES, type EventType, type WebhookEvent } from '../schemas/webhooks.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';

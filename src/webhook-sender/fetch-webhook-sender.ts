@@ -6,7 +6,7 @@
  * resolves to, so where the address policy asks for that check (a sandbox that refuses private
  * addresses, a URL naming a host) this sender refuses the attempt rather than send it unchecked.
  */
-import type { WebhookRequest, WebhookResponse, WebhookSender } from '../core/ports.js';
+import type { WebhookRequest, WebhookResponse, WebhookSender } from '../core/webhooks/webhook-sender.js';
 
 /** Response bytes read before the rest is dropped: a receiver's answer is not data we keep. */
 export const RESPONSE_BYTES_READ = 64 * 1024;

@@ -15,7 +15,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIpLiteral, refusalMessage, type AddressRefusal } from '../core/webhooks/address-policy.js';
-import type { WebhookRequest, WebhookResponse, WebhookSender } from '../core/ports.js';
+import type { WebhookRequest, WebhookResponse, WebhookSender } from '../core/webhooks/webhook-sender.js';
 import { RESPONSE_BYTES_READ } from './fetch-webhook-sender.js';
 
 /** One address a name resolves to. */

@@ -69,3 +69,40 @@ function resolveLocal(from: string, specifier: string): string {
   }
   return path;
 }
+
+/**
+ * The graph of a folder's parts: each folder directly in it and each file directly in it (by its
+ * name without `.ts`) is one part; an arrow from one part to another is one import or more, and
+ * each arrow keeps the first import that makes it (`file -> path`), to name it in a report.
+ */
+export function partGraph(files: readonly FileImports[], folder: string): Map<string, Map<string, string>> {
+  const graph = new Map<string, Map<string, string>>();
+  for (const { file, local } of files) {
+    const from = partOf(folder, file);
+    if (from === undefined) continue;
+    const arrows = graph.get(from) ?? new Map<string, string>();
+    graph.set(from, arrows);
+    for (const path of local) {
+      const to = partOf(folder, path);
+      if (to !== undefined && to !== from && !arrows.has(to)) arrows.set(to, `${file} -> ${path}`);
+    }
+  }
+  return graph;
+}
+
+/** The part of `folder` a repository path belongs to; undefined outside the folder. */
+export function partOf(folder: string, path: string): string | undefined {
+  if (!path.startsWith(`${folder}/`)) return undefined;
+  const rest = path.slice(folder.length + 1);
+  const slash = rest.indexOf('/');
+  return slash < 0 ? rest.replace(/\.ts$/, '') : rest.slice(0, slash);
+}
+
+/** The circles of a part graph, each named by its parts and the import behind every arrow. */
+export function partCircles(parts: ReadonlyMap<string, ReadonlyMap<string, string>>): string[] {
+  const graph = new Map([...parts].map(([part, arrows]) => [part, [...arrows.keys()].sort()]));
+  return circlesOf(graph).map((circle) => {
+    const arrows = circle.slice(1).map((to, index) => parts.get(circle[index]!)!.get(to)!);
+    return `${circle.join(' -> ')} (${arrows.join('; ')})`;
+  });
+}

@@ -10,10 +10,10 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { AccountView, CreateAccountBody, CreatedAccount } from '../../schemas/accounts.js';
 import { newId, randomBase62 } from '../ids.js';
-import { ApiError } from '../pipeline/errors.js';
-import type { RandomSource, SandboxStore, WallClock } from '../ports.js';
-import type { AccountData } from './account-data.js';
-import type { AccountRecord } from './account-record.js';
+import { ApiError } from '../errors/errors.js';
+import type { RandomSource, WallClock } from '../ports.js';
+import type { SandboxStore } from '../store/sandbox-store.js';
+import type { AccountRecord } from '../store/account-record.js';
 import type { AccountDirectory, AccountsConfig } from './accounts.js';
 
 /**
@@ -36,7 +36,7 @@ export interface AccountRegistryDeps {
   /** Crypto-strong: keys and wallet node keys are secrets. */
   random: RandomSource;
   /** Erases a deleted account's data. */
-  data: Pick<AccountData, 'remove'>;
+  data: { remove(accountId: string): Promise<void> };
   /** The accounts file: a new NWC account uses the relay of its first NWC account. */
   config: AccountsConfig;
 }

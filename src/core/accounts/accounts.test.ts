@@ -2,7 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ACCOUNTS } from '../../sandbox.js';
-import type { AccountRecord } from './account-record.js';
+import type { AccountRecord } from '../store/account-record.js';
 import { parseAccountsConfig } from './accounts-config.js';
 import { AccountDirectory, type AccountsConfig } from './accounts.js';
 

@@ -9,11 +9,18 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Rule } from '../../schemas/rules.js';
-import type { ConfiguredEndpoint } from '../webhooks/webhook-endpoints.js';
-import { ApiError } from '../pipeline/errors.js';
-import type { AccountRecord, Permission } from './account-record.js';
+import type { EventType } from '../../schemas/webhooks.js';
+import { ApiError } from '../errors/errors.js';
+import type { AccountRecord, Permission } from '../store/account-record.js';
 
-export type { Permission } from './account-record.js';
+export type { Permission } from '../store/account-record.js';
+
+/** An endpoint fixed at start (`--webhook`, accounts file): its secret may be given. */
+export interface ConfiguredEndpoint {
+  url: string;
+  secret?: string;
+  events?: EventType[];
+}
 
 /** An account as configured (accounts.json or `--config`). */
 export interface AccountConfig {

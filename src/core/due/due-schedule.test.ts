@@ -1,7 +1,7 @@
 /** What falls due, and when: a request's next change, a delivery attempt, a first attempt's moment; and DueSchedule handing them to the scheduler. */
 import { describe, expect, it } from 'vitest';
-import type { PaymentRequestRecord } from '../payments/payment-request.js';
-import type { DeliveryRecord } from '../webhooks/records.js';
+import type { PaymentRequestRecord } from '../store/payment-request.js';
+import type { DeliveryRecord } from '../store/webhook-records.js';
 import { attemptDue, DueSchedule, firstAttemptDueMs, nextChangeDue } from './due-schedule.js';
 import type { DueEntry, Scheduler } from './scheduler.js';
 

@@ -5,9 +5,9 @@
  * outbox stores with it (a first attempt at its event's moment, a retry by the retry schedule).
  * Whoever writes such a record hands it here, so every due moment is decided in this module.
  */
-import type { PaymentRequestRecord } from '../payments/payment-request.js';
+import type { PaymentRequestRecord } from '../store/payment-request.js';
 import { nextChangeAtMs } from '../payments/state-machine.js';
-import type { DeliveryRecord } from '../webhooks/records.js';
+import type { DeliveryRecord } from '../store/webhook-records.js';
 import type { DueEntry, Scheduler } from './scheduler.js';
 
 /** A pending record's next change (its expiry or a rule's outcome); undefined once it is final. */

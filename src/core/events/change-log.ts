@@ -7,14 +7,16 @@
 import type { WebhookEvent, EventType } from '../../schemas/webhooks.js';
 import type { DueSchedule } from '../due/due-schedule.js';
 import { newId } from '../ids.js';
-import type { PaymentRequestRecord, PaymentRequestStatus } from '../payments/payment-request.js';
+import type { PaymentRequestRecord, PaymentRequestStatus } from '../store/payment-request.js';
 import { paymentRequestViewOf } from '../payments/payment-request-view.js';
-import type { AccountClocks, RandomSource, SandboxStore, StoreChange } from '../ports.js';
+import type { PaymentChanges } from '../payments/payment-requests.js';
+import type { AccountClocks, RandomSource } from '../ports.js';
+import type { SandboxStore, StoreChange } from '../store/sandbox-store.js';
 import { planDeliveries } from '../webhooks/delivery-plan.js';
 import { heldDeliveriesIn } from '../webhooks/held-deliveries.js';
 import type { PendingDeliveries } from '../webhooks/pending-deliveries.js';
-import { toEventView, type EventRecord } from '../webhooks/records.js';
-import { Listeners } from './listeners.js';
+import { toEventView, type EventRecord } from '../store/webhook-records.js';
+import { Listeners } from '../listeners.js';
 
 /** Sees each event once it is durable, and the account it belongs to (not part of the event's public view). */
 export type EventListener = (event: WebhookEvent, accountId: string) => void;
@@ -39,7 +41,7 @@ export interface ChangeLogDeps {
 }
 
 /** Records payment-request changes with their events and deliveries. */
-export class ChangeLog {
+export class ChangeLog implements PaymentChanges {
   readonly #deps: ChangeLogDeps;
   readonly #listeners: Listeners<Parameters<EventListener>>;
 

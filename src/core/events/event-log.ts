@@ -5,11 +5,12 @@
  */
 import type { EventType } from '../../schemas/webhooks.js';
 import type { DueSchedule } from '../due/due-schedule.js';
-import { ApiError } from '../pipeline/errors.js';
-import type { AccountClocks, RandomSource, SandboxStore } from '../ports.js';
+import { ApiError } from '../errors/errors.js';
+import type { AccountClocks, RandomSource } from '../ports.js';
+import type { SandboxStore } from '../store/sandbox-store.js';
 import { firstAttempt } from '../webhooks/delivery-plan.js';
 import type { PendingDeliveries } from '../webhooks/pending-deliveries.js';
-import type { DeliveryRecord, EventRecord } from '../webhooks/records.js';
+import type { DeliveryRecord, EventRecord } from '../store/webhook-records.js';
 
 /** Events kept (and listed) per account, the newest; the store evicts older ones with their attempts. */
 export const KEPT_EVENTS_PER_ACCOUNT = 1_000;

@@ -5,19 +5,21 @@
  * order they need each other: the scheduler (it only keeps items), the due schedule over it, the
  * parts that write due things over that, and last the runner over those, which starts the scheduler.
  */
-import { DueRunner } from '../due/due-runner.js';
+import { DueRunner } from './due-runner.js';
 import { DueSchedule } from '../due/due-schedule.js';
 import { platformTimers } from '../due/platform-timers.js';
 import { Scheduler } from '../due/scheduler.js';
-import type { PaymentRequestRecord } from '../payments/payment-request.js';
-import type { AccountClocks, RandomSource, SandboxStore, Timers, WallClock, WebhookSender } from '../ports.js';
+import type { PaymentRequestRecord } from '../store/payment-request.js';
+import type { AccountClocks, RandomSource, Timers, WallClock } from '../ports.js';
+import type { SandboxStore } from '../store/sandbox-store.js';
+import type { WebhookSender } from '../webhooks/webhook-sender.js';
 import { DeliveryDispatcher } from '../webhooks/delivery-dispatcher.js';
-import type { WebhookAddressPolicy } from '../webhooks/address-policy.js';
+import type { WebhookAddressPolicy } from '../settings.js';
 import { PendingDeliveries } from '../webhooks/pending-deliveries.js';
 import { WebhookEndpoints } from '../webhooks/webhook-endpoints.js';
 import { ChangeLog } from './change-log.js';
 import { EventLog } from './event-log.js';
-import { Listeners } from './listeners.js';
+import { Listeners } from '../listeners.js';
 
 /** What the event machinery needs. */
 export interface EventMachineryOptions {

@@ -5,7 +5,7 @@
  * invoice would not carry the description it is said to).
  */
 import { createPaymentRequestBodySchema, type CreatePaymentRequestBody } from '../../schemas/create-payment-request.js';
-import type { ErrorDetail } from '../pipeline/errors.js';
+import type { ErrorDetail } from '../errors/errors.js';
 import { jsonDepthExceeds } from '../pipeline/json-body.js';
 import { declareBody, type BodyDeclaration } from '../pipeline/route.js';
 import type { SandboxSettings } from '../settings.js';

@@ -4,7 +4,7 @@
  */
 import type { PaymentRequest } from '../../schemas/payment-request.js';
 import { JsonText } from '../pipeline/json-text.js';
-import type { PaymentRequestRecord } from './payment-request.js';
+import type { PaymentRequestRecord } from '../store/payment-request.js';
 
 /** The response object of a record. */
 export function toPaymentRequestView(record: PaymentRequestRecord): PaymentRequest {

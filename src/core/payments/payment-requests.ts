@@ -7,16 +7,25 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import type { CreatePaymentRequestBody } from '../../schemas/create-payment-request.js';
 import type { Caller } from '../accounts/accounts.js';
-import { ApiError } from '../pipeline/errors.js';
+import { ApiError } from '../errors/errors.js';
 import { feeFor } from './fees.js';
 import { newPaymentRequestId } from '../ids.js';
-import { TERMINAL_STATUSES, type PaymentRequestRecord, type Transition } from './payment-request.js';
+import { TERMINAL_STATUSES, type PaymentRequestRecord, type Transition } from '../store/payment-request.js';
 import type { RuleBook } from './rules.js';
 import { applyTransition, asOf } from './state-machine.js';
-import type { ChangeLog } from '../events/change-log.js';
-import type { AccountClocks, ConnectedWallets, InvoiceIssuer, RandomSource, SandboxStore, StoreChange } from '../ports.js';
-import { WalletError } from '../wallets/wallet-error.js';
+import type { AccountClocks, ConnectedWallets, InvoiceIssuer, RandomSource } from '../ports.js';
+import type { SandboxStore, StoreChange } from '../store/sandbox-store.js';
+import { WalletError } from './wallet-error.js';
 import type { SandboxSettings } from '../settings.js';
+
+/**
+ * Where a payment request's changes are recorded: the change log (events/change-log.ts), which
+ * sits above payments because it writes their events and deliveries, implements this.
+ */
+export interface PaymentChanges {
+  /** Saves `record` (new, or changed from `previous`), with `alongside` in the same write; resolves once durable. */
+  save(record: PaymentRequestRecord, previous?: PaymentRequestRecord, alongside?: StoreChange): Promise<void>;
+}
 
 /** What the operations need. */
 export interface PaymentRequestDeps {
@@ -29,7 +38,7 @@ export interface PaymentRequestDeps {
   serviceNodeKey: Uint8Array;
   rules: RuleBook;
   /** Saves each change with its event and the deliveries it owes. */
-  changes: Pick<ChangeLog, 'save'>;
+  changes: PaymentChanges;
   /** Where NWC accounts' invoices come from: their connected wallets. */
   connectedWallets: ConnectedWallets;
 }

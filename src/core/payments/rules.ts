@@ -7,10 +7,10 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { putRulesBodySchema } from '../../schemas/control.js';
 import { rulesSchema, type Rule } from '../../schemas/rules.js';
-import { ApiError, type ErrorDetail } from '../pipeline/errors.js';
+import { ApiError, type ErrorDetail } from '../errors/errors.js';
 import { declareBody } from '../pipeline/route.js';
 import { compileSchemaCheck } from '../pipeline/schema-check.js';
-import type { ScheduledOutcome } from './payment-request.js';
+import type { ScheduledOutcome } from '../store/payment-request.js';
 
 /** What a rule can look at: the request as created. */
 export interface RuleSubject {

@@ -5,8 +5,8 @@
  * a read never waits for the scheduler, which records the same change (and its event) when it
  * falls due; a frozen clock really stops the world.
  */
-import { ApiError } from '../pipeline/errors.js';
-import { TERMINAL_STATUSES, type PaymentRequestRecord, type PaymentRequestStatus, type Transition } from './payment-request.js';
+import { ApiError } from '../errors/errors.js';
+import { TERMINAL_STATUSES, type PaymentRequestRecord, type PaymentRequestStatus, type Transition } from '../store/payment-request.js';
 
 /** Where each transition leads. */
 export const TRANSITION_TARGETS: Readonly<Record<Transition, PaymentRequestStatus>> = {

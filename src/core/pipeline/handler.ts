@@ -5,7 +5,7 @@
  * answer byte for byte alike.
  */
 import { requireAccount, requirePermission, type AccountDirectory } from '../accounts/accounts.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../errors/errors.js';
 import { bodyReader, queryReader, type BodyReader, type QueryReader } from './input-readers.js';
 import { JsonText } from './json-text.js';
 import type { AnyRoute } from './route.js';

@@ -4,7 +4,7 @@
  * are text; a parameter declared as a whole number is read as one when it looks like one, so the
  * schema (not this file) says what is allowed.
  */
-import { ApiError, type ErrorDetail } from './errors.js';
+import { ApiError, type ErrorDetail } from '../errors/errors.js';
 import { parseJsonBody } from './json-body.js';
 import type { ApiRequest } from './messages.js';
 import type { BodyDeclaration, QueryDeclaration } from './route.js';

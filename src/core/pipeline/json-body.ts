@@ -4,8 +4,9 @@
  * body may cost is bounded before it is parsed (`json-scan.ts`): no request holds the event loop
  * for long, whatever its megabyte says.
  */
-import { ApiError } from './errors.js';
-import { MAX_BODY_DEPTH, MAX_BODY_VALUES, scanJson, type JsonScan } from './json-scan.js';
+import { ApiError } from '../errors/errors.js';
+import { MAX_BODY_DEPTH, MAX_BODY_VALUES } from '../settings.js';
+import { scanJson, type JsonScan } from './json-scan.js';
 
 /** Media types accepted as JSON: `application/json` and `application/*+json`, any parameters. */
 export function isJsonMediaType(contentType: string | undefined): boolean {

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from './errors.js';
+import { ApiError } from '../errors/errors.js';
 import { parseJsonBody } from './json-body.js';
-import { MAX_BODY_DEPTH, MAX_BODY_VALUES, scanJson } from './json-scan.js';
+import { MAX_BODY_DEPTH, MAX_BODY_VALUES } from '../settings.js';
+import { scanJson } from './json-scan.js';
 
 const arrays = (levels: number, leaf = '1') => `${'['.repeat(levels)}${leaf}${']'.repeat(levels)}`;
 const objects = (levels: number, leaf = '1') => `${'{"a":'.repeat(levels)}${leaf}${'}'.repeat(levels)}`;

@@ -13,23 +13,7 @@
  * bounds are there to avoid. (A body beyond a bound whose brackets balance is refused for the bound
  * even if its grammar is wrong elsewhere: either answer is a 400, and only this one is cheap.)
  */
-
-/**
- * How deep a request body may nest; the body itself is level 1. The deepest body a route takes is
- * a rule whose metadata nests as deep as a create body's may (`maxMetadataDepth`, 16):
- * `{rules: [{match: {metadata: …16…}}]}`, 20 levels. 32 leaves room for that and stays far from
- * the depth at which recursive code (`JSON.stringify` of an answer: a few thousand levels) fails.
- */
-export const MAX_BODY_DEPTH = 32;
-
-/**
- * How many values a request body may hold (objects, arrays and scalars; a member's key is not
- * counted apart). The largest bodies a route takes: create metadata of 16 KiB as JSON (at most
- * about 8,200 values, as `[0,0,…]`), 1,000 rules of up to 9 values each. At 10,000 the costliest
- * shapes within the bound (10,000 unknown keys, a metadata object of 10,000 keys) were parsed,
- * validated and answered in 5-7 ms when measured; at 20,000 they came near 20 ms.
- */
-export const MAX_BODY_VALUES = 10_000;
+import { MAX_BODY_DEPTH, MAX_BODY_VALUES } from '../settings.js';
 
 /** Bounds of `scanJson`. */
 export interface JsonBounds {

@@ -7,7 +7,7 @@
  */
 import type { AnySchema } from 'ajv';
 import type { Caller, KeyHolder, Permission } from '../accounts/accounts.js';
-import type { ErrorCode, ErrorDetail } from './errors.js';
+import type { ErrorCode, ErrorDetail } from '../errors/errors.js';
 import type { ApiRequest, RouteReply } from './messages.js';
 import type { PathParams } from './router.js';
 import type { FieldNote } from './schema-check.js';

@@ -2,7 +2,7 @@
  * A small router over path segments. The engine routes, not the transports, so an unknown path
  * (404) and a wrong method (405, with `Allow`) are answered identically by Fastify and MSW.
  */
-import { ApiError } from './errors.js';
+import { ApiError } from '../errors/errors.js';
 
 /** Path parameters by name, decoded. */
 export type PathParams = Record<string, string>;

@@ -3,7 +3,7 @@ import { putRulesBodySchema } from '../../schemas/control.js';
 import { createPaymentRequestBodySchema } from '../../schemas/create-payment-request.js';
 import { createEndpointBodySchema } from '../../schemas/webhooks.js';
 import { DEFAULT_SETTINGS } from '../settings.js';
-import { DETAIL_CODES } from './detail-codes.js';
+import { DETAIL_CODES } from '../errors/detail-codes.js';
 import { compileSchemaCheck } from './schema-check.js';
 
 const checkEndpoint = compileSchemaCheck(createEndpointBodySchema, { place: 'body' });

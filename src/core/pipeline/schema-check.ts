@@ -7,8 +7,8 @@
  * what a pattern means) comes in as notes from the route's declaration.
  */
 import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { DetailCode } from './detail-codes.js';
-import type { ErrorDetail } from './errors.js';
+import type { DetailCode } from '../errors/detail-codes.js';
+import type { ErrorDetail } from '../errors/errors.js';
 
 /** What a route says of one of its fields, to word its problems for people. */
 export interface FieldNote {

@@ -6,7 +6,7 @@
  * (the pipeline's own cache) and a journal entry.
  */
 import type { AccountDirectory, KeyHolder } from '../accounts/accounts.js';
-import { ApiError } from '../pipeline/errors.js';
+import { ApiError } from '../errors/errors.js';
 import type { RequestHandler } from '../pipeline/handler.js';
 import type { ApiResponse } from '../pipeline/messages.js';
 import type { WallClock } from '../ports.js';

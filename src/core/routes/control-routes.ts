@@ -9,10 +9,10 @@ import { advanceClockBodySchema, payBodySchema, type ClockView, type PayResult }
 import { paymentRequestSchema } from '../../schemas/payment-request.js';
 import type { Rule } from '../../schemas/rules.js';
 import type { Caller } from '../accounts/accounts.js';
-import { ApiError } from '../pipeline/errors.js';
+import { ApiError } from '../errors/errors.js';
 import type { RouteReply } from '../pipeline/handler.js';
 import { declareBody, declareQuery } from '../pipeline/route.js';
-import type { Transition } from '../payments/payment-request.js';
+import type { Transition } from '../store/payment-request.js';
 import { toPaymentRequestView } from '../payments/payment-request-view.js';
 import { putRulesBody, type RuleBook } from '../payments/rules.js';
 import type { AccountClocks } from '../ports.js';

@@ -5,7 +5,7 @@
  */
 import { payPageSchema } from '../../schemas/answers.js';
 import type { ClockView, PayPageView } from '../../schemas/control.js';
-import type { PaymentRequestRecord } from '../payments/payment-request.js';
+import type { PaymentRequestRecord } from '../store/payment-request.js';
 import type { AccountClocks } from '../ports.js';
 import { route, type EngineRoute } from './route-deps.js';
 

@@ -5,7 +5,7 @@
  */
 import { API_METHODS, FAULT_STATUSES, faultsViewSchema, journalListSchema, putFaultsBodySchema, type FaultRule, type PutFaultsBody } from '../../schemas/faults.js';
 import { LIST_LIMIT } from '../../schemas/list-limit.js';
-import { ApiError, type ErrorDetail } from '../pipeline/errors.js';
+import { ApiError, type ErrorDetail } from '../errors/errors.js';
 import { declareBody, declareQuery } from '../pipeline/route.js';
 import { route, type EngineRoute } from './route-deps.js';
 

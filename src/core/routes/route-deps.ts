@@ -1,12 +1,13 @@
 /** What every route's handler gets: the engine's parts. One type for the whole table. */
-import type { AccountData } from '../accounts/account-data.js';
+import type { AccountData } from '../account-data.js';
 import type { AccountRegistry } from '../accounts/account-registry.js';
 import type { EventLog } from '../events/event-log.js';
 import type { WebhookEndpoints } from '../webhooks/webhook-endpoints.js';
 import type { PaymentRequests } from '../payments/payment-requests.js';
 import type { RuleBook } from '../payments/rules.js';
 import { type Access, type AnyRoute, type RouteDeclaration } from '../pipeline/route.js';
-import type { AccountClocks, ConnectedWallets, SandboxStore } from '../ports.js';
+import type { AccountClocks, ConnectedWallets } from '../ports.js';
+import type { SandboxStore } from '../store/sandbox-store.js';
 import type { TestWallets } from '../wallets/test-wallets.js';
 import type { WalletFaultBook } from '../wallets/wallet-faults.js';
 import type { ApiFaultBook } from '../resilience/api-faults.js';

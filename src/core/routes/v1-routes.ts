@@ -3,7 +3,7 @@ import { healthSchema } from '../../schemas/answers.js';
 import { paymentRequestSchema, paymentRequestStatusSchema } from '../../schemas/payment-request.js';
 import { createBody } from '../payments/create-body.js';
 import { paymentRequestJson } from '../payments/payment-request-view.js';
-import { StorageUnavailableError } from '../ports.js';
+import { StorageUnavailableError } from '../store/sandbox-store.js';
 import type { SandboxSettings } from '../settings.js';
 import { route, type EngineRoute } from './route-deps.js';
 

@@ -15,7 +15,7 @@ import {
   type TopUpBody,
   type WalletConnectionView,
 } from '../../schemas/wallets.js';
-import { ApiError } from '../pipeline/errors.js';
+import { ApiError } from '../errors/errors.js';
 import { declareBody } from '../pipeline/route.js';
 import type { WalletFaults } from '../wallets/wallet-faults.js';
 import { route, type EngineRoute } from './route-deps.js';

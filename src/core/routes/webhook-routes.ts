@@ -13,7 +13,7 @@ import {
   type WebhookEndpoint,
 } from '../../schemas/webhooks.js';
 import type { Caller } from '../accounts/accounts.js';
-import { toDeliveryView, toEndpointView, toEventView, type EndpointRecord } from '../webhooks/records.js';
+import { toDeliveryView, toEndpointView, toEventView, type EndpointRecord } from '../store/webhook-records.js';
 import { declareBody, declareQuery } from '../pipeline/route.js';
 import { DEFAULT_LIST_LIMIT, LIST_LIMIT } from '../../schemas/list-limit.js';
 import { route, type EngineRoute } from './route-deps.js';

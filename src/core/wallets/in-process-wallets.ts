@@ -6,9 +6,9 @@
 import { WalletUnavailableError, type ConnectedWallets, type ConnectionState, type WalletOwner } from '../ports.js';
 import type { WalletParts } from './wallet-parts.js';
 import { merchantWalletKeys, nostrPubkeyOf } from './wallet-keys.js';
-import { merchantWalletId } from './wallet-records.js';
+import { merchantWalletId } from '../store/wallet-records.js';
 import { nwcUrlOf, pointOfNwcUrl } from './nwc-url.js';
-import { WalletError } from './wallet-error.js';
+import { WalletError } from '../payments/wallet-error.js';
 
 /** The sandbox-run connected wallet of an account, as the ledger knows it. */
 export function merchantWalletOf(account: WalletOwner) {

@@ -2,7 +2,7 @@
  * A wallet transaction as NIP-47 shows it (`lookup_invoice`, `list_transactions`, `make_invoice`
  * and notifications): amounts in msats, times in Unix seconds.
  */
-import type { WalletTransactionRecord } from './wallet-records.js';
+import type { WalletTransactionRecord } from '../store/wallet-records.js';
 
 /** NIP-47's transaction object. */
 export interface Nip47Transaction {

@@ -6,9 +6,10 @@
  * watched; at most `LOOKUPS_PER_ROUND` are asked per round (oldest watched first).
  */
 import type { Account } from '../accounts/accounts.js';
-import type { PaymentRequestRecord } from '../payments/payment-request.js';
+import type { PaymentRequestRecord } from '../store/payment-request.js';
 import { asOf } from '../payments/state-machine.js';
-import type { AccountClocks, ConnectedWallets, SandboxStore, Timers } from '../ports.js';
+import type { AccountClocks, ConnectedWallets, Timers } from '../ports.js';
+import type { SandboxStore } from '../store/sandbox-store.js';
 
 /** How often pending NWC requests are looked up: a dropped notification is made up for within 5 s. */
 export const LOOKUP_INTERVAL_MS = 2_000;

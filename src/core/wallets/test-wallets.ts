@@ -5,15 +5,16 @@
  */
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { schnorr } from '@noble/curves/secp256k1.js';
-import { Listeners } from '../events/listeners.js';
+import { Listeners } from '../listeners.js';
 import { newId } from '../ids.js';
-import { ApiError } from '../pipeline/errors.js';
-import type { RandomSource, SandboxStore, WallClock } from '../ports.js';
+import { ApiError } from '../errors/errors.js';
+import type { RandomSource, WallClock } from '../ports.js';
+import type { SandboxStore } from '../store/sandbox-store.js';
 import { MAX_WALLET_BALANCE_SATS, type WalletView } from '../../schemas/wallets.js';
 import { nwcUrlOf } from './nwc-url.js';
 import { nostrPubkeyOf } from './wallet-keys.js';
 import { MAX_TEST_WALLETS_PER_ACCOUNT } from './wallet-limits.js';
-import type { WalletRecord } from './wallet-records.js';
+import type { WalletRecord } from '../store/wallet-records.js';
 
 /** What test wallets need. */
 export interface TestWalletsDeps {

@@ -9,14 +9,15 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { newId } from '../ids.js';
 import { cryptoRandom } from '../random.js';
-import { Listeners } from '../events/listeners.js';
-import { ApiError } from '../pipeline/errors.js';
-import type { PaymentRequestRecord } from '../payments/payment-request.js';
+import { Listeners } from '../listeners.js';
+import { ApiError } from '../errors/errors.js';
+import type { PaymentRequestRecord } from '../store/payment-request.js';
 import { asOf } from '../payments/state-machine.js';
-import type { AccountClocks, InvoiceIssuer, RandomSource, SandboxStore, StoreChange } from '../ports.js';
+import type { AccountClocks, InvoiceIssuer, RandomSource } from '../ports.js';
+import type { SandboxStore, StoreChange } from '../store/sandbox-store.js';
 import { toNip47Transaction, type Nip47Notification, type Nip47Transaction } from './nip47-transaction.js';
-import { WalletError } from './wallet-error.js';
-import { merchantWalletId, type WalletRecord, type WalletTransactionRecord } from './wallet-records.js';
+import { WalletError } from '../payments/wallet-error.js';
+import { merchantWalletId, type WalletRecord, type WalletTransactionRecord } from '../store/wallet-records.js';
 
 /** A wallet the sandbox runs: a test wallet, or an NWC account's connected wallet. */
 export interface WalletRef {

@@ -7,7 +7,8 @@
 import type { AccountDirectory } from '../accounts/accounts.js';
 import type { ChangeLog } from '../events/change-log.js';
 import type { PaymentRequests } from '../payments/payment-requests.js';
-import type { AccountClocks, ConnectedWallets, InvoiceIssuer, RandomSource, SandboxStore, Timers, WallClock } from '../ports.js';
+import type { AccountClocks, ConnectedWallets, InvoiceIssuer, RandomSource, Timers, WallClock } from '../ports.js';
+import type { SandboxStore } from '../store/sandbox-store.js';
 import { cryptoRandom } from '../random.js';
 import { inProcessConnectedWallets } from './in-process-wallets.js';
 import { SettlementWatch } from './settlement-watch.js';

@@ -1,5 +1,6 @@
 /** What a transport of NWC accounts' connected wallets gets from the engine. */
-import type { SandboxStore, Timers } from '../ports.js';
+import type { SandboxStore } from '../store/sandbox-store.js';
+import type { Timers } from '../ports.js';
 import type { TestWallets } from './test-wallets.js';
 import type { WalletFaultBook } from './wallet-faults.js';
 import type { WalletLedger } from './wallet-ledger.js';

@@ -1,6 +1,7 @@
 /** The address policy's one decision, on what URLs show and on what names resolve to. */
 import { describe, expect, it } from 'vitest';
-import { addressRefusal, allowedHostOf, attemptGuard, isLoopbackHost, normalHost, refusalMessage, type WebhookAddressPolicy } from './address-policy.js';
+import { addressRefusal, allowedHostOf, attemptGuard, isLoopbackHost, normalHost, refusalMessage } from './address-policy.js';
+import type { WebhookAddressPolicy } from '../settings.js';
 
 /** A sandbox beyond loopback with no exception. */
 const STRICT: WebhookAddressPolicy = { allowedOrigins: [], allowedHosts: [] };

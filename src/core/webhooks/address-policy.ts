@@ -10,16 +10,7 @@
  * each attempt) and on each address a name resolves to (at each attempt, by a sender that can
  * resolve names: the Node sender resolves, checks, and connects to the address it checked).
  */
-
-/** Where webhooks may go: anywhere, or public addresses plus the operator's exceptions. */
-export type WebhookAddressPolicy =
-  | 'any'
-  | {
-      /** Origins (`http://127.0.0.1:3000`, as `URL.origin` has them) exempt whatever they resolve to. */
-      readonly allowedOrigins: readonly string[];
-      /** Hosts exempt on any port: names, or addresses (also when a name resolves to them); `*` exempts everything. */
-      readonly allowedHosts: readonly string[];
-    };
+import type { WebhookAddressPolicy } from '../settings.js';
 
 /** Why an address is refused. */
 export type RefusedKind = 'loopback' | 'private' | 'link-local' | 'carrier-grade NAT' | 'unspecified' | 'multicast' | 'reserved' | 'metadata';

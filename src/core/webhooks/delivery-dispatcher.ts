@@ -13,13 +13,16 @@
 import type { WebhookDelivery } from '../../schemas/webhooks.js';
 import type { DueSchedule } from '../due/due-schedule.js';
 import { nextAttemptDueMs } from '../due/retry-schedule.js';
-import { Listeners } from '../events/listeners.js';
-import type { AccountClocks, SandboxStore, Timers, WallClock, WebhookRequest, WebhookResponse, WebhookSender } from '../ports.js';
-import { attemptGuard, refusalMessage, type WebhookAddressPolicy } from './address-policy.js';
+import { Listeners } from '../listeners.js';
+import type { AccountClocks, Timers, WallClock } from '../ports.js';
+import type { SandboxStore } from '../store/sandbox-store.js';
+import type { WebhookRequest, WebhookResponse, WebhookSender } from './webhook-sender.js';
+import { attemptGuard, refusalMessage } from './address-policy.js';
+import type { WebhookAddressPolicy } from '../settings.js';
 import { released } from './delivery-plan.js';
 import { heldDeliveriesIn } from './held-deliveries.js';
 import type { PendingDeliveries } from './pending-deliveries.js';
-import { deliveryKey, toDeliveryView, toEventView, type DeliveryRecord, type EndpointRecord, type EventRecord } from './records.js';
+import { deliveryKey, toDeliveryView, toEventView, type DeliveryRecord, type EndpointRecord, type EventRecord } from '../store/webhook-records.js';
 import { signDelivery } from './signed-delivery.js';
 
 /** Sees each delivery attempt's recorded outcome (and any attempt it schedules), with its account. */

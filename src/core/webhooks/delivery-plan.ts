@@ -7,7 +7,7 @@ import { firstAttemptDueMs } from '../due/due-schedule.js';
 import type { RandomSource } from '../ports.js';
 import { newId } from '../ids.js';
 import { sendsDuplicate } from './fault-decisions.js';
-import type { DeliveryRecord, EndpointRecord, EventRecord } from './records.js';
+import type { DeliveryRecord, EndpointRecord, EventRecord } from '../store/webhook-records.js';
 
 /** A first attempt of `event` to `endpoint`, due at `dueMs` (null: held). */
 export function firstAttempt(event: EventRecord, endpoint: EndpointRecord, dueMs: number | null, random: RandomSource): DeliveryRecord {

@@ -3,8 +3,8 @@
  * request's next event has been tried. The change log looks them up when it plans that event's
  * deliveries, the dispatcher when it has made that event's first attempt.
  */
-import type { SandboxStore } from '../ports.js';
-import type { DeliveryRecord } from './records.js';
+import type { SandboxStore } from '../store/sandbox-store.js';
+import type { DeliveryRecord } from '../store/webhook-records.js';
 
 /** The endpoint's deliveries in `store` held for the payment request's next event. */
 export function heldDeliveriesIn(store: Pick<SandboxStore, 'deliveriesOf'>) {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../store/memory-store.js';
 import { PendingDeliveries } from './pending-deliveries.js';
-import type { DeliveryRecord, EventRecord } from './records.js';
+import type { DeliveryRecord, EventRecord } from '../store/webhook-records.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00.000Z');
 

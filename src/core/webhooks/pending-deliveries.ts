@@ -7,8 +7,8 @@
  * count twice. Counted from the writes the engine makes, after one pass over the store's pending
  * attempts when first needed (what a data file brought). Browser-safe.
  */
-import type { EventStoreReads } from '../ports.js';
-import { deliveryKey, type DeliveryRecord } from './records.js';
+import type { EventStoreReads } from '../store/sandbox-store.js';
+import { deliveryKey, type DeliveryRecord } from '../store/webhook-records.js';
 
 /**
  * Pending deliveries one account may have: room for a load test's burst (attempts give way to a

@@ -6,13 +6,16 @@
  * resolves nothing) and what it resolves to is checked at each attempt.
  */
 import { base64 } from '@scure/base';
-import { EVENT_TYPES, type CreateEndpointBody, type EventType } from '../../schemas/webhooks.js';
+import { EVENT_TYPES, type CreateEndpointBody } from '../../schemas/webhooks.js';
+import type { ConfiguredEndpoint } from '../accounts/accounts.js';
 import { newId } from '../ids.js';
-import { ApiError, type ErrorDetail } from '../pipeline/errors.js';
-import type { AccountClocks, RandomSource, SandboxStore } from '../ports.js';
-import { refusalMessage, urlRefusal, type WebhookAddressPolicy } from './address-policy.js';
+import { ApiError, type ErrorDetail } from '../errors/errors.js';
+import type { AccountClocks, RandomSource } from '../ports.js';
+import type { SandboxStore } from '../store/sandbox-store.js';
+import { refusalMessage, urlRefusal } from './address-policy.js';
+import type { WebhookAddressPolicy } from '../settings.js';
 import type { PendingDeliveries } from './pending-deliveries.js';
-import type { EndpointRecord } from './records.js';
+import type { EndpointRecord } from '../store/webhook-records.js';
 
 /** Endpoints one account may have: enough for any test, few enough that a loop cannot flood. */
 const MAX_ENDPOINTS_PER_ACCOUNT = 20;
@@ -24,13 +27,6 @@ export interface WebhookEndpointsDeps {
   random: RandomSource;
   pending: Pick<PendingDeliveries, 'note'>;
   addressPolicy: WebhookAddressPolicy;
-}
-
-/** An endpoint fixed at start (`--webhook`, accounts file): its secret may be given. */
-export interface ConfiguredEndpoint {
-  url: string;
-  secret?: string;
-  events?: EventType[];
 }
 
 /** Registers, lists and deletes webhook endpoints. */

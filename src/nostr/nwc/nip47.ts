@@ -31,7 +31,7 @@ export const NIP47_NOTIFICATION_TYPES = ['payment_received', 'payment_sent'] as 
 export type Nip47NotificationType = (typeof NIP47_NOTIFICATION_TYPES)[number];
 
 // NIP-47's error codes: one list, the engine's (a wallet may answer others: `Nip47Error.code` is any string).
-import { NIP47_ERROR_CODES, type Nip47ErrorCode } from '../../core/wallets/wallet-error.js';
+import { NIP47_ERROR_CODES, type Nip47ErrorCode } from '../../core/payments/wallet-error.js';
 
 export { NIP47_ERROR_CODES, type Nip47ErrorCode };
 

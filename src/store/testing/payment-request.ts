@@ -2,7 +2,7 @@
  * Test support: minimal valid payment request records, unique per call (and per process, so a
  * crash-test child's records never collide with the parent's).
  */
-import type { PaymentRequestRecord } from '../../core/payments/payment-request.js';
+import type { PaymentRequestRecord } from '../../core/store/payment-request.js';
 
 const run = Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0');
 let count = 0;

@@ -3,7 +3,7 @@
  * so the engine can take any of them.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SandboxStore } from '../../core/ports.js';
+import type { SandboxStore } from '../../core/store/sandbox-store.js';
 import { testPaymentRequest } from './payment-request.js';
 
 /** Defines the SandboxStore contract tests; `openStore` gives a fresh, empty store per test. */

@@ -3,12 +3,13 @@
  * recorded through the change log, with its event and deliveries; a delivery attempt goes to the
  * dispatcher's queue. Each first checks the item is still due: the scheduler never cancels one.
  */
-import type { ChangeLog } from '../events/change-log.js';
+import type { ChangeLog } from './change-log.js';
 import { asOf } from '../payments/state-machine.js';
-import type { AccountClocks, SandboxStore } from '../ports.js';
+import type { AccountClocks } from '../ports.js';
+import type { SandboxStore } from '../store/sandbox-store.js';
 import type { DeliveryDispatcher } from '../webhooks/delivery-dispatcher.js';
-import type { DueSchedule } from './due-schedule.js';
-import type { DueItem, DueItemRunner } from './scheduler.js';
+import type { DueSchedule } from '../due/due-schedule.js';
+import type { DueItem, DueItemRunner } from '../due/scheduler.js';
 
 /** What the runner needs: all of it built over the scheduler, before the runner. */
 export interface DueRunnerDeps {

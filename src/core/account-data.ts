@@ -6,13 +6,14 @@
  * the store's clearing; what lives outside it (the schedule, the request journal, rules and
  * faults) is erased in `#eraseParts`.
  */
-import type { RuleBook } from '../payments/rules.js';
-import type { AccountClocks, SandboxStore } from '../ports.js';
-import type { TestWallets } from '../wallets/test-wallets.js';
-import type { ApiFaultBook } from '../resilience/api-faults.js';
-import type { RequestJournal } from '../resilience/request-journal.js';
-import type { WalletFaultBook } from '../wallets/wallet-faults.js';
-import type { WalletRecord } from '../wallets/wallet-records.js';
+import type { RuleBook } from './payments/rules.js';
+import type { AccountClocks } from './ports.js';
+import type { SandboxStore } from './store/sandbox-store.js';
+import type { TestWallets } from './wallets/test-wallets.js';
+import type { ApiFaultBook } from './resilience/api-faults.js';
+import type { RequestJournal } from './resilience/request-journal.js';
+import type { WalletFaultBook } from './wallets/wallet-faults.js';
+import type { WalletRecord } from './store/wallet-records.js';
 
 /** What a reset erases: the account's activity (default), or also its set-up (`all`). */
 export type ResetScope = 'activity' | 'all';

@@ -4,7 +4,7 @@
  * the OpenAPI document list them from here, and `ErrorDetail.code` accepts nothing else.
  */
 import { DEFAULT_SETTINGS } from '../settings.js';
-import { MAX_BODY_DEPTH, MAX_BODY_VALUES } from './json-scan.js';
+import { MAX_BODY_DEPTH, MAX_BODY_VALUES } from '../settings.js';
 
 const { maxMetadataDepth, maxMetadataBytes } = DEFAULT_SETTINGS;
 
