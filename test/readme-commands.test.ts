@@ -55,7 +55,9 @@ beforeAll(async () => {
   checkout = join(root, 'lnpr-sandbox');
   // What a clone holds: the tracked files (and new ones not yet committed, not ignored).
   const { stdout } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, maxBuffer: 1 << 26 });
-  const files = stdout.split('\0').filter((file) => file !== '');
+  // Never node_modules: in a git worktree it may be a symlink to another checkout's (the ignore rule
+  // `node_modules/` does not match a link), and `npm ci` in the copy would empty that one.
+  const files = stdout.split('\0').filter((file) => file !== '' && file !== 'node_modules' && !file.startsWith('node_modules/'));
   for (const file of files) await cp(join(REPO, file), join(checkout, file), { force: true, errorOnExist: false }).catch(ignoreDeleted);
   await run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: checkout, env: userEnv(), maxBuffer: 1 << 26 });
   // "Your project", as the pages name it: a package.json and nothing else.
