@@ -1,5 +1,5 @@
 /**
- * The README's "Testing how your code copes" Vitest example, as written there (but for the import
+ * The Vitest example of docs/guides/resilience-testing.md, as written there (but for the import
  * of `createHandlers`, from the source), with a `placeOrder` standing in for the app's code: the
  * journal through MSW shows what the app sent. And faults through MSW: a lost answer is a network
  * error, with the request made all the same.

@@ -93,12 +93,12 @@ it('creates, reads and completes a payment request through the handlers (msw ' +
 });
 `;
 
-/** The Vitest set-up of docs/frontend.md, verbatim: the `// test/setup.ts` block and the `afterEach` reset after it. */
+/** The Vitest set-up of docs/guides/msw-front-ends.md, verbatim: the `// test/setup.ts` block and the `afterEach` reset after it. */
 function frontendSetupFile(): string {
-  const docs = readFileSync(new URL('../docs/frontend.md', import.meta.url), 'utf8');
+  const docs = readFileSync(new URL('../docs/guides/msw-front-ends.md', import.meta.url), 'utf8');
   const blocks = [...docs.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
   const setup = blocks.findIndex((block) => block.startsWith('// test/setup.ts'));
-  expect(setup, 'docs/frontend.md has no `// test/setup.ts` block').toBeGreaterThan(-1);
+  expect(setup, 'docs/guides/msw-front-ends.md has no `// test/setup.ts` block').toBeGreaterThan(-1);
   expect(blocks[setup + 1]).toMatch(/^afterEach\(/);
   return `${blocks[setup]}\n${blocks[setup + 1]}`;
 }
@@ -138,7 +138,7 @@ beforeAll(async () => {
       'tsconfig.bundler.json': tsconfig('bundler', ['uses-every-entry.ts']),
       'tsconfig.node16.json': tsconfig('node16', ['uses-every-entry.ts', 'uses-node-entry.ts']),
       'sandbox.test.ts': VITEST_TEST,
-      // docs/frontend.md's set-up, in a Vitest root of its own (its server must not meet sandbox.test.ts's).
+      // docs/guides/msw-front-ends.md's set-up, in a Vitest root of its own (its server must not meet sandbox.test.ts's).
       'docs-setup/test/setup.ts': frontendSetupFile(),
       'docs-setup/vitest.config.ts': "export default { test: { setupFiles: ['./test/setup.ts'] } };\n",
       'docs-setup/checkout.test.ts': DOCS_SETUP_TEST,
@@ -239,7 +239,7 @@ describe(`the package from its tarball (Node ${process.version}, msw ${MSW_MAJOR
     expect({ code: tsc.code, errors: tsc.stdout.split('\n').filter(Boolean) }).toEqual({ code: 0, errors: [] });
   });
 
-  it("runs docs/frontend.md's Vitest set-up verbatim under a default Vitest config", async () => {
+  it("runs docs/guides/msw-front-ends.md's Vitest set-up verbatim under a default Vitest config", async () => {
     const vitest = await run(process.execPath, [join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter', 'verbose', '--root', 'docs-setup'], project, { env: userEnv({ NO_COLOR: '1' }) });
     expect({ code: vitest.code, output: vitest.stdout + vitest.stderr }).toMatchObject({ code: 0, output: expect.stringMatching(/Tests {2}2 passed/) });
   });

@@ -20,7 +20,7 @@ import { UsageError } from './usage-error.js';
 /** The usage text of `lnpr webhooks check`. */
 export const WEBHOOKS_CHECK_USAGE = `Usage: lnpr webhooks check --url URL --secret whsec_… [options]
 
-  Tests a webhook receiver (docs/webhooks-check.md): sends it correctly signed events, a
+  Tests a webhook receiver (docs/guides/webhooks-check.md): sends it correctly signed events, a
   duplicate and events out of order, which it should accept (2xx), and forged signatures, stale
   timestamps and bodies altered after signing, of every event type, which it must refuse.
 

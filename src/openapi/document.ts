@@ -65,7 +65,7 @@ export function buildOpenApiDocument(routes: ReadonlyArray<AnyRoute<unknown>>, s
     },
     'x-lnpr-responses': {
       description:
-        'Answers outside the operations, for tools that check traffic against this document. `noRoute`: a path no operation has. `methodNotAllowed`: a path of `paths` with a method it does not list (every GET also answers HEAD, without a body). `anyRequest`: what any request to the HTTP server may get (421 for a `Host` it does not serve, 403 for a web page of a foreign origin on the control surface; see the README\'s Security).',
+        'Answers outside the operations, for tools that check traffic against this document. `noRoute`: a path no operation has. `methodNotAllowed`: a path of `paths` with a method it does not list (every GET also answers HEAD, without a body). `anyRequest`: what any request to the HTTP server may get (421 for a `Host` it does not serve, 403 for a web page of a foreign origin on the control surface; see docs/concepts/security.md).',
       noRoute: { '404': errorResponse(['route_not_found']) },
       methodNotAllowed: { '405': errorResponse(['method_not_allowed']) },
       anyRequest: {
