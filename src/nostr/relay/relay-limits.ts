@@ -32,6 +32,33 @@ export const RELAY_LIMITS = {
   maxStoredEvents: 10_000,
   /** Bytes of stored events as JSON; beyond, the oldest stored are evicted. */
   maxStoredBytes: 8 * 1024 * 1024,
+  /**
+   * The most of the store (events and bytes) one remote address or one author may hold: past it,
+   * its own oldest event goes (each keeps its newest). The sandbox's own wallets' info events are
+   * kept apart: never evicted, not counted.
+   */
+  maxStoredShare: 0.1,
+  /** Bytes a second sent to one connection; a subscription that would get more is CLOSED "rate-limited: …". */
+  maxBytesOutPerSecond: 1024 * 1024,
+  /** Bytes a second sent to all connections of one remote address; the same. */
+  maxBytesOutPerSecondPerAddress: 2 * 1024 * 1024,
+  /**
+   * Bytes a second sent to all connections; past it, clients' EVENTs get OK false "rate-limited: …"
+   * until it has refilled (the sandbox's own wallets' events are still sent).
+   */
+  maxBytesOutPerSecondInAll: 8 * 1024 * 1024,
+  /**
+   * Matching work a second one connection may cause, in steps (checking an event against one
+   * filter: 1, plus 1 per tag of the event for each `#x` list of the filter). An EVENT whose
+   * matching would go beyond gets OK false "rate-limited: …"; a REQ whose stored results would, CLOSED.
+   */
+  maxMatchWorkPerSecond: 100_000,
+  /** The same, for all connections of one remote address. */
+  maxMatchWorkPerSecondPerAddress: 200_000,
+  /** The same, for all connections. */
+  maxMatchWorkPerSecondInAll: 1_000_000,
+  /** Ids of the last relayed (not stored) events remembered: the same event again is a duplicate, not broadcast again. */
+  recentEventIds: 10_000,
 } as const;
 
 /** The relay's limits; `SandboxRelay` takes any of them overridden. */
