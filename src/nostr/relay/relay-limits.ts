@@ -66,14 +66,22 @@ export type RelayLimits = { readonly [K in keyof typeof RELAY_LIMITS]: number };
 
 /*
  * Memory bound, in payload bytes (JSON); parsed, the JS objects take about 1.4 times as much:
- *   stored events                 ≤ maxStoredBytes                                         8 MiB
+ *   strangers' stored events      ≤ maxStoredBytes (one address or author ≤ a tenth)      8 MiB
+ *   the sandbox's own info events ≈ 0.5 KiB per wallet it serves (never evicted)
+ *   recent relayed event ids      ≤ recentEventIds × 64 characters                      ≈ 1.5 MiB
  *   per connection:
  *     incoming                    ≤ one socket read + one message being assembled         128 KiB
  *     unsent output               ≤ maxBufferedBytes + one outgoing message               192 KiB
  *     open subscriptions          ≤ maxSubscriptions × maxFilterBytes                     160 KiB
  *   × maxConnections (200)        ≈ 200 × 480 KiB                                       ≈ 94 MiB
- *   total                                                                              ≈ 102 MiB
+ *   total                                                                              ≈ 104 MiB
  * One address (maxConnectionsPerAddress = 20 connections) can hold ≈ 9.4 MiB of it plus its
- * share of the store. A flood adds nothing: messages are handled as they arrive (the store is
- * in memory, so no queue builds), and the 101st in a second closes the connection.
+ * share of the store (0.8 MiB). A flood adds nothing: messages are handled as they arrive (the
+ * store is in memory, so no queue builds), and the 101st in a second closes the connection.
+ * Open subscriptions are held compiled (their lists as sets) in the subscription index: the same
+ * values as their filters, within the 160 KiB a connection above.
+ *
+ * Time bound: the byte and matching budgets above cap what clients can make the relay do in a
+ * second (≤ 8 MiB sent, ≤ 1,000,000 matching steps, in all), so the HTTP API sharing its event
+ * loop keeps answering; `BENCH_ONLY=relay npm run bench` measures it.
  */

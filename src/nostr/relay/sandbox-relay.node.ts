@@ -149,7 +149,9 @@ export class SandboxRelay {
     return {
       name: 'lnpr-sandbox relay',
       description:
-        "The lnpr-sandbox's own Nostr relay, for Nostr Wallet Connect (NIP-47) only: it relays kinds 13194 and 23194-23197 and keeps, in memory, the newest wallet info event (13194) of each wallet.",
+        "The lnpr-sandbox's own Nostr relay, for Nostr Wallet Connect (NIP-47) only: it relays kinds 13194 and 23194-23197 and keeps, in memory, the newest wallet info event (13194) of each wallet. " +
+          `Budgets: ${limits.maxBytesOutPerSecond} bytes sent a second per connection (${limits.maxBytesOutPerSecondPerAddress} per address, ${limits.maxBytesOutPerSecondInAll} in all), ` +
+          `${limits.maxMatchWorkPerSecond} matching steps a second per connection (${limits.maxMatchWorkPerSecondPerAddress} per address, ${limits.maxMatchWorkPerSecondInAll} in all); beyond, "rate-limited: …".`,
       supported_nips: [1, 11, 47],
       software: 'lnpr-sandbox',
       version: VERSION,
