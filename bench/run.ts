@@ -32,6 +32,9 @@
  * no webhooks, no storage figures, no start-up targets, no NWC.
  * BENCH_ONLY=nwc measures only Nostr Wallet Connect (about two minutes): the NWC create ratio,
  * the payments and the relay; no other server, no start-up targets, no storage figures.
+ * BENCH_ONLY=relay measures only "API under relay load" (`bench/relay-load.ts`, about a minute, on
+ * the sources): GET p50/p99 quiet and during findings 3 and 4 of issue 21, and what the attacker
+ * received; a full run measures it too (on the build), after NWC.
  * BENCH_CPU_PROF=DIR writes a V8 CPU profile of every server process into DIR on shutdown, and
  * the time window of every measured round into DIR/windows.json; the bench then prints each
  * case's CPU time per request by stage (`bench/profile-summary.ts`, which also reads DIR later).
@@ -65,6 +68,7 @@ import { MAX_LIST_LIMIT } from '../src/schemas/list-limit.js';
 import { REPO_ROOT, spawnServer, type ServerProcess } from './server-process.js';
 import { COMPILED_CLI, startTimed, type StartupFigures } from './startup.js';
 import { measureStorage, storageTable, type StorageFigures } from './storage.js';
+import { measureRelayLoad, relayLoadTable, type RelayLoadPhase } from './relay-load.js';
 
 const RECORDS = 100_000;
 /** Records created through the API on the in-memory servers, for their GETs to read. */
@@ -88,7 +92,18 @@ const NWC_ROUND_SECONDS = 4;
 type Case = [Target, Request];
 
 const only = process.env.BENCH_ONLY;
-if (only !== undefined && only !== 'hot' && only !== 'nwc') throw new Error(`BENCH_ONLY must be "hot", "nwc" or unset (got "${only}")`);
+if (only !== undefined && only !== 'hot' && only !== 'nwc' && only !== 'relay') throw new Error(`BENCH_ONLY must be "hot", "nwc", "relay" or unset (got "${only}")`);
+if (only === 'relay') {
+  // Only "API under relay load", on the sources (no build): about a minute.
+  console.log(`lnpr-sandbox bench (BENCH_ONLY=relay): node ${process.version}, ${cpus().length} CPUs, code ${codeVersion() ?? 'unknown'}; the server runs in a child process with the default flags`);
+  const server = spawnServer('relay load', ['src/cli/main.ts', 'serve', '--port', '0', ...DEFAULT_FLAGS]);
+  try {
+    console.log(`\n${relayLoadTable(await measureRelayLoad(await server.url, AUTHORIZATION))}\n`);
+  } finally {
+    await server.stop();
+  }
+  process.exit(0);
+}
 const hotOnly = only === 'hot';
 const nwcOnly = only === 'nwc';
 /** The JSON file, webhooks, storage: a full run's. */
@@ -271,6 +286,15 @@ try {
     await stopServer(relayServer);
     nwc = { payments, target: paymentTarget(payments, nwcLoad.rate), relay };
   }
+  let relayLoad: RelayLoadPhase[] | undefined;
+  if (full) {
+    const server = spawnServer('relay load', [COMPILED_CLI, 'serve', '--port', '0', ...DEFAULT_FLAGS], nodeFlags, false);
+    servers.push(server);
+    relayLoad = await step('measuring the API under relay load (findings 3 and 4 of issue 21)', async () =>
+      guarded(measureRelayLoad(await guarded(server.url), AUTHORIZATION)),
+    );
+    await stopServer(server);
+  }
   const cases: Record<string, CaseFigures> = {};
   for (const [name, caseRuns] of runs) cases[name] = summarize(caseRuns);
   const measuredRatios: RatioResult[] = comparisons.map((c) => ratioOf(c, compared.get(c)!));
@@ -283,6 +307,7 @@ try {
   console.log(`\n${caseTable(cases)}\n\n${ratioTable(measuredRatios)}\n`);
   if (Object.keys(startups).length > 0) console.log(`${startupTable(startups, checks)}\n`);
   if (nwc) console.log(`${nwcTables(nwc)}\n`);
+  if (relayLoad) console.log(`${relayLoadTable(relayLoad)}\n`);
   if (drain) {
     console.log(
       `webhook deliveries: ${drain.created} creates answered 201 to the load tool (the few in flight when a round stops make events too), ${drain.received} deliveries received, the last ${drain.secondsAfterLoad.toFixed(1)} s after the load ended; the newest kept attempts: ${JSON.stringify(deliveries)}\n`,
@@ -328,6 +353,7 @@ try {
         cpuProfile: profileDir !== undefined,
         cases,
         ratios: measuredRatios,
+        ...(relayLoad ? { relayLoad } : {}),
         startup: startups,
         startupTargets: checks,
         webhookDeliveries: drain ? { ...drain, newestKept: deliveries } : null,

@@ -340,7 +340,8 @@ describe('limits', () => {
   }, TEST_MS);
 
   it('cuts a connection that does not read what it is sent (unsent output past maxBufferedBytes)', async () => {
-    const { url, relay } = await start();
+    // Output budgets out of the way: this is about a reader that stops reading.
+    const { url, relay } = await start({ maxBytesOutPerSecond: 1e9, maxBytesOutPerSecondPerAddress: 1e9, maxBytesOutPerSecondInAll: 1e9 });
     const reader = await raw(url);
     reader.send(['REQ', 'all', { kinds: [23195] }]);
     await reader.next((m) => m[0] === 'EOSE');
@@ -351,7 +352,8 @@ describe('limits', () => {
     const content = 'x'.repeat(60 * 1024);
     let sent = 0;
     while (relay.stats().sockets > 0 && sent < 1_000) {
-      await session.publish(sign(23195, wallet, [], content));
+      // Each one new: the same event again would be a duplicate, not sent again.
+      await session.publish(sign(23195, wallet, [], `${content}${sent}`));
       sent += 1;
       if (sent % 20 === 0) await sleep(5);
     }
@@ -359,18 +361,26 @@ describe('limits', () => {
     expect(sent).toBeLessThan(1_000);
   }, TEST_MS);
 
-  it('holds the store to its count and size: the oldest stored is evicted', async () => {
-    const { relay } = await start({ maxStoredEvents: 5 });
+  it("holds strangers' events to the store's count (the oldest stored is evicted), the sandbox's own apart", async () => {
+    const { relay, url } = await start({ maxStoredEvents: 5, maxStoredShare: 1 });
     const session = relay.session();
+    const ownSecret = generateSecretKey();
+    await session.publish(sign(13194, ownSecret, [], 'get_info'));
+    const stranger = await raw(url);
     const secrets = Array.from({ length: 8 }, () => generateSecretKey());
-    for (const secret of secrets) await session.publish(sign(13194, secret, [], 'get_info'));
-    expect(relay.stats().storedEvents).toBe(5);
+    for (const secret of secrets) {
+      const event = sign(13194, secret, [], 'get_info');
+      const from = stranger.messages.length;
+      stranger.send(['EVENT', event]);
+      expect(await stranger.next((m) => m[0] === 'OK', from)).toEqual(['OK', event.id, true, '']);
+    }
+    expect(relay.stats().storedEvents).toBe(6);
     const kept = await new Promise<string[]>((resolve) => {
       const found: string[] = [];
       session.subscribe([{ kinds: [13194] }], (event) => found.push(event.pubkey));
       setTimeout(() => resolve(found), 100);
     });
-    expect(kept.sort()).toEqual(secrets.slice(3).map((secret) => getPublicKey(secret)).sort());
+    expect(kept.sort()).toEqual([ownSecret, ...secrets.slice(3)].map((secret) => getPublicKey(secret)).sort());
   }, TEST_MS);
 });
 
@@ -472,7 +482,7 @@ describe('the in-process session', () => {
 });
 
 describe('MemoryEventRepository', () => {
-  const limits = { maxStoredEvents: 100, maxStoredBytes: 1 << 20, maxLimit: 3 };
+  const limits = { maxStoredEvents: 100, maxStoredBytes: 1 << 20, maxStoredShare: 1, maxLimit: 3 };
 
   it('answers filters: ids, authors, kinds, since, until, #tags, limit (capped), newest first', () => {
     const repository = new MemoryEventRepository(limits);

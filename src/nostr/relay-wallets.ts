@@ -134,6 +134,10 @@ class RelayWallets implements ConnectedWallets {
       const online = external?.answered ?? external?.session.connected ?? false;
       return { ...merchantConnection(account, '', online), ...(external?.encryption !== undefined ? { encryption: external.encryption } : {}) };
     }
+    // Served once shown (if online), so the relay holds its info event (kind 13194) before any
+    // client handed this connection asks for it: NIP-47 says the wallet service publishes it. The
+    // publish runs in-process and is stored before this answer is sent.
+    if (account.walletNodeKey !== undefined) this.#clientOf(account);
     return merchantConnection(account, this.#parts.relayUrl(), this.#parts.faults.isOnline(account.id));
   }
 

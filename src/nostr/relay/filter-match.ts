@@ -1,29 +1,64 @@
 /**
  * Whether an event matches a NIP-01 filter: every field present must hold (`ids`, `authors`,
  * `kinds` and each `#x` list name allowed values; an empty list allows none), `since` ≤
- * `created_at` ≤ `until`. One function for both the stored events a REQ reads and the live ones
+ * `created_at` ≤ `until`. One matcher for both the stored events a REQ reads and the live ones
  * it is sent: @nostr-relay/core's own broadcast match ignores `#x` tag filters, so a wallet
  * subscribed with `#p` would get every wallet's requests.
+ *
+ * A filter is compiled once (its lists made sets), so checking an event costs one step plus one
+ * per tag of the event when the filter has `#x` lists, whatever the lists' lengths: that is the
+ * "matching work" the relay budgets (`workOf`).
  */
 import type { Event, Filter } from '@nostr-relay/common';
 
-/** True when `event` matches `filter` (its `limit` and `search` aside). */
-export function matchesFilter(event: Event, filter: Filter): boolean {
-  if (filter.ids !== undefined && !filter.ids.includes(event.id)) return false;
-  if (filter.authors !== undefined && !filter.authors.includes(event.pubkey)) return false;
-  if (filter.kinds !== undefined && !filter.kinds.includes(event.kind)) return false;
-  if (filter.since !== undefined && event.created_at < filter.since) return false;
-  if (filter.until !== undefined && event.created_at > filter.until) return false;
+/** A filter ready to match: its lists as sets. */
+export interface CompiledFilter {
+  readonly filter: Filter;
+  readonly ids: ReadonlySet<string> | undefined;
+  readonly authors: ReadonlySet<string> | undefined;
+  readonly kinds: ReadonlySet<number> | undefined;
+  readonly since: number | undefined;
+  readonly until: number | undefined;
+  /** The `#x` lists: tag name → allowed values. */
+  readonly tags: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/** Compiles `filter` (its `limit` and `search` aside). */
+export function compileFilter(filter: Filter): CompiledFilter {
+  const tags = new Map<string, ReadonlySet<string>>();
   for (const [key, values] of Object.entries(filter)) {
-    if (key[0] !== '#' || values === undefined) continue;
-    const name = key.slice(1);
-    const wanted = values as string[];
-    if (!event.tags.some((tag) => tag[0] === name && tag[1] !== undefined && wanted.includes(tag[1]))) return false;
+    if (key[0] === '#' && Array.isArray(values)) tags.set(key.slice(1), new Set(values as string[]));
+  }
+  return {
+    filter,
+    ids: filter.ids === undefined ? undefined : new Set(filter.ids),
+    authors: filter.authors === undefined ? undefined : new Set(filter.authors),
+    kinds: filter.kinds === undefined ? undefined : new Set(filter.kinds),
+    since: filter.since,
+    until: filter.until,
+    tags,
+  };
+}
+
+/** True when `event` matches the compiled filter. */
+export function matches(event: Event, compiled: CompiledFilter): boolean {
+  if (compiled.ids !== undefined && !compiled.ids.has(event.id)) return false;
+  if (compiled.authors !== undefined && !compiled.authors.has(event.pubkey)) return false;
+  if (compiled.kinds !== undefined && !compiled.kinds.has(event.kind)) return false;
+  if (compiled.since !== undefined && event.created_at < compiled.since) return false;
+  if (compiled.until !== undefined && event.created_at > compiled.until) return false;
+  for (const [name, wanted] of compiled.tags) {
+    if (wanted.size === 0 || !event.tags.some((tag) => tag[0] === name && tag[1] !== undefined && wanted.has(tag[1]))) return false;
   }
   return true;
 }
 
-/** True when `event` matches any of `filters`. */
-export function matchesAnyFilter(event: Event, filters: readonly Filter[]): boolean {
-  return filters.some((filter) => matchesFilter(event, filter));
+/** The matching work of checking an event with `tagCount` tags against the filter, at most. */
+export function workOf(compiled: CompiledFilter, tagCount: number): number {
+  return compiled.tags.size === 0 ? 1 : 1 + tagCount * compiled.tags.size;
+}
+
+/** True when `event` matches `filter` (compiled for this one check). */
+export function matchesFilter(event: Event, filter: Filter): boolean {
+  return matches(event, compileFilter(filter));
 }

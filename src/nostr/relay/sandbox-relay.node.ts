@@ -8,11 +8,27 @@
  * (`session()`) to the sandbox's own wallets and NWC client, which go through the same checks and
  * broadcast as socket clients.
  *
- * Three of the core's defaults are replaced: its broadcast (it ignores `#x` tag filters, so every
- * subscriber of kind 23194 would get every wallet's requests; ours matches whole filters), its
- * result caches (a REQ could read a 1 s old answer, and the 10-minute cache of results by event
- * id would let an event with a forged signature fix the answer for its id), and its console
- * logger (errors go to `onError`).
+ * The core checks and stores events; the rest is ours. Its subscriptions and broadcast are
+ * replaced (it ignores `#x` tag filters, so every subscriber of kind 23194 would get every
+ * wallet's requests, and checks every event against every open filter): REQ and CLOSE are served
+ * here, from `subscription-index.ts`, which checks an event only against the filters that could
+ * match it. So are its result caches (a REQ could read a 1 s old answer, and the 10-minute cache
+ * of results by event id would let an event with a forged signature fix the answer for its id),
+ * and its console logger (errors go to `onError`).
+ *
+ * Relay work must never take the HTTP API's time (the relay shares its event loop). Why budgets
+ * and not a worker thread: the sandbox's own wallets and NWC client talk to the relay in-process
+ * (every NWC create is a round trip through it), a socket cannot be handed to a worker thread
+ * (its bytes would still cross the main thread), and a worker would bound the relay's CPU but
+ * not its output or memory. Instead every socket client's cost is bounded where it is incurred
+ * (`relay-limits.ts`), per connection, per remote address and for the relay as a whole, so
+ * clients from many addresses are bounded too:
+ * - bytes sent a second: a subscription that would get more is CLOSED "rate-limited: …"; past
+ *   the relay's whole budget, clients' EVENTs are refused until it refills;
+ * - matching work a second (filters checked × tags): an EVENT whose matching would go beyond gets
+ *   OK false "rate-limited: …" before any of it is done; a REQ reading too much, CLOSED;
+ * - the same signed event again is OK true "duplicate: …", not broadcast again.
+ * The sandbox's own in-process sessions are never refused: its wallets keep working under attack.
  */
 import { STATUS_CODES, type IncomingMessage as HttpRequest, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -23,6 +39,8 @@ import {
   type BroadcastPlugin,
   type Client,
   type ClientContext,
+  type Event,
+  type Filter,
   type HandleMessagePlugin,
   type Logger,
 } from '@nostr-relay/common';
@@ -31,11 +49,13 @@ import { wasmEventSigner } from '../event-signer.node.js';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { packageVersion } from '../../cli/package-version.js';
 import type { RelaySession } from '../relay-session.js';
-import { MemoryEventRepository } from './event-repository.js';
-import { matchesAnyFilter } from './filter-match.js';
+import { MemoryEventRepository, type EventOrigin } from './event-repository.js';
 import { InProcessSession, type RelayPort } from './in-process-session.js';
 import { parseMessage } from './message-check.js';
+import { PartyBudgets } from './rate-budget.js';
+import { RecentEventIds } from './recent-event-ids.js';
 import { RELAY_LIMITS, type RelayLimits } from './relay-limits.js';
+import { SubscriptionIndex } from './subscription-index.js';
 
 
 // The relay core checks every event's signature with @noble/curves in pure JS (~1.4 ms of the
@@ -52,6 +72,9 @@ export const BLOCKED_KIND = 'blocked: only Nostr Wallet Connect kinds (13194, 23
 const HEARTBEAT_MS = 30_000;
 /** How long a connection being closed gets to answer the close frame before it is cut. */
 const CLOSE_GRACE_MS = 1_000;
+
+/** Who a client is: the sandbox itself (in-process), or a socket at a remote address with its budgets. */
+type Peer = { own: true } | { own: false; address: string; connection: PartyBudgets; ofAddress: PartyBudgets };
 
 /** Options of `SandboxRelay`. */
 export interface SandboxRelayOptions {
@@ -76,8 +99,15 @@ export class SandboxRelay {
   readonly #onError: (error: unknown) => void;
   readonly #repository: MemoryEventRepository;
   readonly #relay: NostrRelay;
-  /** Clients that have sent a message, with their core contexts: whom a broadcast reaches. */
-  readonly #contexts = new Map<Client, ClientContext>();
+  /** Every client that may send (sockets and in-process ones), and who it is. */
+  readonly #peers = new Map<Client, Peer>();
+  readonly #subscriptions = new SubscriptionIndex<Client>();
+  readonly #recent: RecentEventIds;
+  /** Who is publishing each event being handled, for the store. */
+  readonly #origins = new Map<string, EventOrigin>();
+  /** Budgets of each remote address with connections (or still owing), and of all socket clients. */
+  readonly #addressBudgets = new Map<string, PartyBudgets>();
+  readonly #allBudgets: PartyBudgets;
   readonly #sockets = new Set<WebSocket>();
   /** Connection slots taken (handshakes included), in all and by remote address. */
   #connections = 0;
@@ -91,14 +121,16 @@ export class SandboxRelay {
   constructor(options: SandboxRelayOptions = {}) {
     this.limits = { ...RELAY_LIMITS, ...options.limits };
     this.#onError = options.onError ?? (() => {});
-    this.#repository = new MemoryEventRepository(this.limits);
+    this.#repository = new MemoryEventRepository(this.limits, (event) => this.#origins.get(event.id) ?? { own: false });
+    this.#recent = new RecentEventIds(this.limits.recentEventIds);
+    this.#allBudgets = new PartyBudgets(this.limits.maxBytesOutPerSecondInAll, this.limits.maxMatchWorkPerSecondInAll);
     this.#relay = new NostrRelay(this.#repository, {
       logger: this.#logger,
       maxSubscriptionsPerClient: this.limits.maxSubscriptions,
       filterResultCacheTtl: 0,
       eventHandlingResultCacheTtl: 0,
     });
-    this.#relay.register(this.#kindPolicy).register(this.#tracker).register(this.#broadcaster);
+    this.#relay.register(this.#kindPolicy).register(this.#handler).register(this.#broadcaster);
   }
 
   /** Serves `path` WebSocket upgrades on `server`; `accept(request)` false → 421 and the socket closed. */
@@ -117,7 +149,9 @@ export class SandboxRelay {
     return {
       name: 'lnpr-sandbox relay',
       description:
-        "The lnpr-sandbox's own Nostr relay, for Nostr Wallet Connect (NIP-47) only: it relays kinds 13194 and 23194-23197 and keeps, in memory, the newest wallet info event (13194) of each wallet.",
+        "The lnpr-sandbox's own Nostr relay, for Nostr Wallet Connect (NIP-47) only: it relays kinds 13194 and 23194-23197 and keeps, in memory, the newest wallet info event (13194) of each wallet. " +
+          `Budgets: ${limits.maxBytesOutPerSecond} bytes sent a second per connection (${limits.maxBytesOutPerSecondPerAddress} per address, ${limits.maxBytesOutPerSecondInAll} in all), ` +
+          `${limits.maxMatchWorkPerSecond} matching steps a second per connection (${limits.maxMatchWorkPerSecondPerAddress} per address, ${limits.maxMatchWorkPerSecondInAll} in all); beyond, "rate-limited: …".`,
       supported_nips: [1, 11, 47],
       software: 'lnpr-sandbox',
       version: VERSION,
@@ -173,7 +207,8 @@ export class SandboxRelay {
     this.#server?.close();
     await this.#relay.destroy();
     await this.#repository.destroy();
-    this.#contexts.clear();
+    this.#peers.clear();
+    this.#recent.clear();
   }
 
   #upgrade(request: HttpRequest, socket: Duplex, head: Buffer, path: string, accept: AttachOptions['accept']): void {
@@ -199,6 +234,7 @@ export class SandboxRelay {
       const left = (this.#connectionsOf.get(address) ?? 1) - 1;
       if (left === 0) this.#connectionsOf.delete(address);
       else this.#connectionsOf.set(address, left);
+      this.#forgetBudgets();
     });
     this.#server.handleUpgrade(request, socket, head, (ws) => this.#connected(ws, address));
   }
@@ -226,6 +262,12 @@ export class SandboxRelay {
     };
     this.#sockets.add(ws);
     (ws as AliveSocket).alive = true;
+    let ofAddress = this.#addressBudgets.get(address);
+    if (ofAddress === undefined) {
+      ofAddress = new PartyBudgets(limits.maxBytesOutPerSecondPerAddress, limits.maxMatchWorkPerSecondPerAddress);
+      this.#addressBudgets.set(address, ofAddress);
+    }
+    this.#peers.set(client, { own: false, address, connection: new PartyBudgets(limits.maxBytesOutPerSecond, limits.maxMatchWorkPerSecond), ofAddress });
     this.#relay.handleConnection(client, address);
     let windowStart = performance.now();
     let inWindow = 0;
@@ -248,13 +290,27 @@ export class SandboxRelay {
     ws.on('close', () => {
       clearTimeout(cut);
       this.#sockets.delete(ws);
-      this.#relay.handleDisconnect(client);
-      this.#contexts.delete(client);
+      this.#forget(client);
     });
+  }
+
+  /** Forgets a client: its subscriptions end. */
+  #forget(client: Client): void {
+    this.#relay.handleDisconnect(client);
+    this.#subscriptions.removeClient(client);
+    this.#peers.delete(client);
+  }
+
+  /** Drops the budgets of addresses with no connection left that owe nothing (a reconnect gains nothing). */
+  #forgetBudgets(): void {
+    for (const [address, budgets] of this.#addressBudgets) {
+      if (!this.#connectionsOf.has(address) && budgets.bytesOut.full && budgets.matchWork.full) this.#addressBudgets.delete(address);
+    }
   }
 
   /** Cuts connections that did not answer the last ping (their peer is gone), pings the others. */
   #beat(): void {
+    this.#forgetBudgets();
     for (const ws of this.#sockets) {
       const socket = ws as AliveSocket;
       if (!socket.alive) {
@@ -278,45 +334,145 @@ export class SandboxRelay {
       return parseMessage(text, this.limits);
     },
     handle: async (client, message) => {
+      if (!this.#peers.has(client)) this.#peers.set(client, OWN);
       await this.#relay.handleMessage(client, message);
     },
-    disconnect: (client) => {
-      this.#relay.handleDisconnect(client);
-      this.#contexts.delete(client);
-    },
+    disconnect: (client) => this.#forget(client),
   };
 
   readonly #kindPolicy: BeforeHandleEventPlugin = {
     beforeHandleEvent: (event) => (NWC_KIND_SET.has(event.kind) ? { canHandle: true } : { canHandle: false, message: BLOCKED_KIND }),
   };
 
-  /** Remembers each client's context for the broadcast, and holds REQs to the subscription limit. */
-  readonly #tracker: HandleMessagePlugin = {
+  /** Serves REQ and CLOSE; lets an EVENT through to the core unless it is a duplicate or over a budget. */
+  readonly #handler: HandleMessagePlugin = {
     handleMessage: async (ctx, message, next) => {
-      this.#contexts.set(ctx.client, ctx);
-      // The core keeps subscriptions in an LRU of this size: a new one past it would silently
-      // drop the oldest. Refuse it instead.
-      if (message[0] === 'REQ' && ctx.subscriptions.size >= this.limits.maxSubscriptions && !ctx.subscriptions.has(message[1])) {
-        ctx.sendMessage(['CLOSED', message[1], `blocked: at most ${this.limits.maxSubscriptions} open subscriptions per connection; CLOSE one first`]);
+      const peer = this.#peers.get(ctx.client) ?? OWN;
+      if (message[0] === 'REQ') return this.#subscribe(ctx, peer, message[1], message.slice(2) as Filter[]);
+      if (message[0] === 'CLOSE') {
+        this.#subscriptions.remove(ctx.client, message[1]);
         return;
       }
-      return next();
+      if (message[0] !== 'EVENT') return next();
+      const event = message[1];
+      if (this.#recent.has(event.id)) return ctx.sendMessage(['OK', event.id, true, 'duplicate: this event was already relayed']);
+      const refusal = peer.own ? undefined : this.#publishRefusal(peer, event);
+      if (refusal !== undefined) return ctx.sendMessage(['OK', event.id, false, refusal]);
+      // Remembered before the core's awaits, so the same event sent again meanwhile is a duplicate too.
+      const relayedOnly = event.kind >= 20_000 && event.kind < 30_000;
+      if (relayedOnly) this.#recent.add(event.id);
+      this.#origins.set(event.id, peer.own ? { own: true } : { own: false, address: peer.address });
+      try {
+        const result = await next();
+        if (relayedOnly && !(result !== undefined && 'success' in result && result.success === true)) this.#recent.delete(event.id);
+        return result;
+      } finally {
+        this.#origins.delete(event.id);
+      }
     },
   };
 
-  /** Sends each event to the subscriptions with a filter it matches (tags included). Replaces the core's. */
+  /** Why a client's event is refused before anything is done with it, if it is: the budgets it would pass. */
+  #publishRefusal(peer: Exclude<Peer, { own: true }>, event: Event): string | undefined {
+    const limits = this.limits;
+    if (this.#allBudgets.bytesOut.available() <= 0) {
+      return `rate-limited: the relay is sending its most (${limits.maxBytesOutPerSecondInAll} bytes a second to all clients); try again in a second`;
+    }
+    const work = this.#subscriptions.workOf(event);
+    const over = this.#overWork(peer, work);
+    if (over !== undefined) {
+      return `rate-limited: matching this event against the open subscriptions (${work} steps) would pass the matching budget of ${over}; send fewer events, or events with fewer tags`;
+    }
+    return undefined;
+  }
+
+  /** Which matching budget `work` more steps would pass (undefined: none; then they are charged). */
+  #overWork(peer: Exclude<Peer, { own: true }>, work: number): string | undefined {
+    const limits = this.limits;
+    if (!peer.connection.matchWork.has(work)) return `${limits.maxMatchWorkPerSecond} steps a second per connection`;
+    if (!peer.ofAddress.matchWork.has(work)) return `${limits.maxMatchWorkPerSecondPerAddress} steps a second per address`;
+    if (!this.#allBudgets.matchWork.has(work)) return `${limits.maxMatchWorkPerSecondInAll} steps a second for all clients`;
+    for (const budgets of [peer.connection, peer.ofAddress, this.#allBudgets]) budgets.matchWork.charge(work);
+    return undefined;
+  }
+
+  /** A REQ: its stored events (within the budgets), EOSE, then the live ones; refused with CLOSED. */
+  #subscribe(ctx: ClientContext, peer: Peer, id: string, filters: Filter[]): void {
+    const limits = this.limits;
+    const client = ctx.client;
+    // A new one past the limit is refused (the core's LRU would silently drop the oldest).
+    if (this.#subscriptions.countOf(client) >= limits.maxSubscriptions && !this.#subscriptions.has(client, id)) {
+      return ctx.sendMessage(['CLOSED', id, `blocked: at most ${limits.maxSubscriptions} open subscriptions per connection; CLOSE one first`]);
+    }
+    this.#subscriptions.remove(client, id);
+    if (!peer.own && this.#allBudgets.bytesOut.available() <= 0) {
+      return ctx.sendMessage(['CLOSED', id, `rate-limited: the relay is sending its most (${limits.maxBytesOutPerSecondInAll} bytes a second to all clients); try again in a second`]);
+    }
+    const events: Event[] = [];
+    const seen = new Set<string>();
+    for (const filter of filters) {
+      const budget = peer.own
+        ? Infinity
+        : Math.min(peer.connection.matchWork.available(), peer.ofAddress.matchWork.available(), this.#allBudgets.matchWork.available());
+      const found = this.#repository.search(filter, Math.max(0, budget));
+      if (!peer.own) for (const budgets of [peer.connection, peer.ofAddress, this.#allBudgets]) budgets.matchWork.charge(Math.min(found.work, Math.max(0, budget)));
+      if (!found.complete) {
+        return ctx.sendMessage(['CLOSED', id, `rate-limited: reading the stored events for these filters would pass the matching budget (${limits.maxMatchWorkPerSecond} steps a second per connection, ${limits.maxMatchWorkPerSecondPerAddress} per address); narrow them (authors, kinds) or try again in a second`]);
+      }
+      for (const event of found.events) {
+        if (seen.has(event.id)) continue;
+        seen.add(event.id);
+        events.push(event);
+      }
+    }
+    for (const event of events) {
+      if (!this.#deliver(client, peer, id, eventMessage(id, JSON.stringify(event)))) return;
+    }
+    ctx.sendMessage(['EOSE', id]);
+    this.#subscriptions.add(client, id, filters);
+  }
+
+  /**
+   * Sends one EVENT of subscription `id` to `client`, within its budgets: a socket client that
+   * would pass its connection's or its address's bytes a second gets CLOSED for the subscription
+   * instead (false). What is sent counts against the relay's whole budget.
+   */
+  #deliver(client: Client, peer: Peer, id: string, text: string): boolean {
+    if (peer.own) {
+      client.send(text);
+      return true;
+    }
+    const limits = this.limits;
+    const bytes = text.length;
+    const over = !peer.connection.bytesOut.has(bytes)
+      ? `${limits.maxBytesOutPerSecond} bytes a second per connection`
+      : !peer.ofAddress.bytesOut.has(bytes)
+        ? `${limits.maxBytesOutPerSecondPerAddress} bytes a second per address`
+        : undefined;
+    if (over !== undefined) {
+      this.#subscriptions.remove(client, id);
+      client.send(JSON.stringify(['CLOSED', id, `rate-limited: this subscription would pass the relay's output budget of ${over}; subscribe to less (authors, #p) or read less at once`]));
+      return false;
+    }
+    for (const budgets of [peer.connection, peer.ofAddress, this.#allBudgets]) budgets.bytesOut.charge(bytes);
+    client.send(text);
+    return true;
+  }
+
+  /** Sends each event to the subscriptions with a filter it matches (tags included), within their budgets. Replaces the core's. */
   readonly #broadcaster: BroadcastPlugin = {
     broadcast: async (event) => {
-      for (const ctx of this.#contexts.values()) {
-        if (!ctx.isOpen) continue;
-        ctx.subscriptions.forEach((filters, subscriptionId) => {
-          if (!matchesAnyFilter(event, filters)) return;
-          try {
-            ctx.sendMessage(['EVENT', subscriptionId, event]);
-          } catch (error) {
-            this.#onError(error);
-          }
-        });
+      const subscriptions = this.#subscriptions.subscriptionsFor(event);
+      if (subscriptions.length === 0) return;
+      // The event's JSON once, not once per subscriber.
+      const json = JSON.stringify(event);
+      for (const { client, id } of subscriptions) {
+        if (client.readyState !== ClientReadyState.OPEN) continue;
+        try {
+          this.#deliver(client, this.#peers.get(client) ?? OWN, id, eventMessage(id, json));
+        } catch (error) {
+          this.#onError(error);
+        }
       }
     },
   };
@@ -332,6 +488,13 @@ export class SandboxRelay {
 }
 
 type AliveSocket = WebSocket & { alive?: boolean };
+
+const OWN: Peer = { own: true };
+
+/** `["EVENT", id, event]` from the event's JSON. */
+function eventMessage(id: string, eventJson: string): string {
+  return `["EVENT",${JSON.stringify(id)},${eventJson}]`;
+}
 
 /** The package's version, for NIP-11 (a constant when no package.json is found). */
 const VERSION = (() => {
