@@ -29,13 +29,18 @@ export default defineConfig({
   rewrites: hasHome ? {} : { 'reference/index.md': 'index.md' },
   srcExclude: ['**/README.md'],
   markdown: { config: unlinkOutsideLinks },
-  head: [['meta', { name: 'referrer', content: 'no-referrer' }]],
+  // No favicon request (the browser would ask the sandbox for /favicon.ico, outside the site).
+  head: [
+    ['meta', { name: 'referrer', content: 'no-referrer' }],
+    ['link', { rel: 'icon', href: 'data:,' }],
+  ],
   themeConfig: {
     nav: [
       { text: 'Reference', link: hasHome ? '/reference/' : '/' },
       { text: 'API', link: '/reference/http-api.html' },
     ],
-    sidebar: sidebarOf(root),
+    // Without a home page of its own, the reference overview is the home page (`/`).
+    sidebar: sidebarOf(root).map((section) => ({ ...section, items: section.items?.map((item) => (!hasHome && item.link === '/reference/' ? { ...item, link: '/' } : item)) })),
     search: { provider: 'local' },
     outline: { level: [2, 3] },
   },

@@ -21,6 +21,8 @@ export function writeInlineScriptHashes(outDir: string): void {
   for (const file of filesOf(outDir, '.js')) {
     const code = readFileSync(file, 'utf8');
     for (const [, value] of code.matchAll(/style=\\?"([^"\\<>]*)\\?"/g)) attributes.add(hashSource(value!));
+    // Style elements a script makes from a constant (the colour-scheme switch's "no transitions" rule).
+    for (const [, rule] of code.matchAll(/"([^"\\{}<>]+\{[^"\\{}<>]+:[^"\\{}<>]+\})"/g)) styles.add(hashSource(rule!));
   }
   for (const file of filesOf(outDir, '.html')) {
     const html = readFileSync(file, 'utf8');
