@@ -161,6 +161,8 @@ describe(`the package from its tarball (Node ${process.version}, msw ${MSW_MAJOR
     expect(targets.filter((target) => !paths.includes(target))).toEqual([]);
     // The pages `lnpr serve` shows, built: the dashboard and the pay page (their scripts and styles).
     expect(paths).toEqual(expect.arrayContaining(['dist/web/dashboard.html', 'dist/web/dashboard.js', 'dist/web/pay.html', 'dist/web/pay.js']));
+    // The documentation site, built, with its CSP hashes and the generated reference.
+    expect(paths).toEqual(expect.arrayContaining(['dist/docs/index.html', 'dist/docs/csp.json', 'dist/docs/reference/cli.html', 'dist/docs/reference/http-api.html']));
     // The scenario scripts, worked examples for `lnpr scenario run`.
     expect(paths).toContain('scenarios/happy-path.yaml');
     expect(paths.filter((path) => /\.test\.[cm]?[jt]s$|\.test\.d\.[cm]?ts$|(^|\/)(testing|test)\//.test(path))).toEqual([]);
@@ -168,7 +170,7 @@ describe(`the package from its tarball (Node ${process.version}, msw ${MSW_MAJOR
     expect(paths.filter((path) => !/^(dist|fixtures|scenarios)\/|^(package\.json|README\.md|LICENSE|src\/cli\/lnpr\.js)$/.test(path))).toEqual([]);
   });
 
-  it('`npx lnpr serve --port 0` serves the API, the dashboard and the pay page; `npx lnpr conformance` passes it', async () => {
+  it('`npx lnpr serve --port 0` serves the API, the dashboard, the pay page and the docs; `npx lnpr conformance` passes it', async () => {
     // Detached: npx does not pass SIGTERM on to the server, so the whole group is stopped at the end.
     const serve = spawn('npx', ['--no', 'lnpr', 'serve', '--port', '0'], { cwd: project, env: userEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -205,6 +207,14 @@ describe(`the package from its tarball (Node ${process.version}, msw ${MSW_MAJOR
         expect({ page, status: response.status, type: response.headers.get('content-type') }).toEqual({ page, status: 200, type: expect.stringMatching(/^text\/html/) });
         // Every script, stylesheet and icon the page links to, from the installed package.
         const assets = [...(await response.text()).matchAll(/(?:src|href)="(\/[^"#?]+)"/g)].map((match) => match[1]!).filter((path) => path !== page);
+        expect(assets.length).toBeGreaterThan(0);
+        for (const asset of assets) expect({ asset, status: (await fetch(`${url}${asset}`)).status }).toEqual({ asset, status: 200 });
+      }
+      // The documentation site, from the installed package, with its own CSP.
+      for (const page of ['/docs/', '/docs/reference/cli.html']) {
+        const response = await fetch(`${url}${page}`);
+        expect({ page, status: response.status, csp: response.headers.get('content-security-policy') }).toEqual({ page, status: 200, csp: expect.stringContaining("default-src 'self'") });
+        const assets = [...(await response.text()).matchAll(/(?:src|href)="(\/docs\/[^"#?]+)"/g)].map((match) => match[1]!);
         expect(assets.length).toBeGreaterThan(0);
         for (const asset of assets) expect({ asset, status: (await fetch(`${url}${asset}`)).status }).toEqual({ asset, status: 200 });
       }

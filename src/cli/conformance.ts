@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CheckFailure } from '../../conformance/check-errors.js';
 import { TargetUnreachable } from '../../conformance/client.js';
 import { KnownFailingFileError, parseKnownFailing } from '../../conformance/known-failing.js';
@@ -52,6 +52,24 @@ export const CONFORMANCE_USAGE = `Usage: lnpr conformance --base-url URL (--api-
   Exit status: 0 every required check passed; 1 a check failed (or a known failure passed);
   2 bad usage or a target that cannot be reached.
 `;
+
+/** The flags `lnpr conformance` parses (its usage text above lists each: a test holds it). */
+export const CONFORMANCE_OPTIONS = {
+  'base-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  'read-only-key': { type: 'string' },
+  'nwc-key': { type: 'string' },
+  'admin-key': { type: 'string' },
+  profile: { type: 'string' },
+  'pay-command': { type: 'string' },
+  'allow-mainnet-payments': { type: 'boolean' },
+  'payer-nwc-url': { type: 'string' },
+  'min-amount': { type: 'string' },
+  reporter: { type: 'string' },
+  output: { type: 'string' },
+  'known-failing': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
 
 const REPORTERS = ['pretty', 'junit', 'json'] as const;
 /** Flags whose values are secret: the keys, and the payer's NWC URI (it holds the client's secret key). */
@@ -135,22 +153,7 @@ function parseOptions(args: string[]) {
       args,
       strict: true,
       allowPositionals: true,
-      options: {
-        'base-url': { type: 'string' },
-        'api-key': { type: 'string' },
-        'read-only-key': { type: 'string' },
-        'nwc-key': { type: 'string' },
-        'admin-key': { type: 'string' },
-        profile: { type: 'string' },
-        'pay-command': { type: 'string' },
-        'allow-mainnet-payments': { type: 'boolean' },
-        'payer-nwc-url': { type: 'string' },
-        'min-amount': { type: 'string' },
-        reporter: { type: 'string' },
-        output: { type: 'string' },
-        'known-failing': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: CONFORMANCE_OPTIONS,
     });
   } catch (error) {
     // parseArgs messages name options, not values; they still go through the redactor in conformance().

@@ -4,7 +4,7 @@
  * does not pay for loading it.
  */
 import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { NETWORKS } from '../lightning/networks.js';
 import { readAccountsFile, wholeNumber } from './args.js';
 import { UsageError } from './usage-error.js';
@@ -22,20 +22,23 @@ export const FIXTURES_USAGE = `Usage: lnpr fixtures [options] > fixtures.json
 Load the file with: lnpr serve --fixtures FILE (same --config and --network as here)
 `;
 
+/** The flags `lnpr fixtures` parses (its usage text above lists each: a test holds it). */
+export const FIXTURES_OPTIONS = {
+  seed: { type: 'string' },
+  count: { type: 'string' },
+  accounts: { type: 'string' },
+  network: { type: 'string' },
+  now: { type: 'string' },
+  output: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
+
 /** Runs `lnpr fixtures` with `args`. */
 export async function fixtures(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
     strict: true,
-    options: {
-      seed: { type: 'string' },
-      count: { type: 'string' },
-      accounts: { type: 'string' },
-      network: { type: 'string' },
-      now: { type: 'string' },
-      output: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options: FIXTURES_OPTIONS,
   });
   if (values.help) {
     process.stdout.write(FIXTURES_USAGE);

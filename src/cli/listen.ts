@@ -16,7 +16,7 @@
  * the 100 are forwarded. The sandbox's streams send no SSE `id:` (nor read `Last-Event-ID`), so
  * the events list is the only way to resume; were a stream to send ids, a line would note it.
  */
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { EVENT_TYPES, type EventType, type WebhookEvent } from '../schemas/webhooks.js';
 import { signedDelivery, unixSeconds } from '../webhook-check/outgoing-delivery.js';
 import type { DeliveryRecord } from '../webhook-check/result.js';
@@ -52,6 +52,16 @@ export const LISTEN_USAGE = `Usage: lnpr listen --base-url URL --api-key KEY --f
   stream (its status and error code are printed, e.g. 401 for a wrong key); 2: bad usage, or a
   sandbox that cannot be reached at the start.
 `;
+
+/** The flags `lnpr listen` parses (its usage text above lists each: a test holds it). */
+export const LISTEN_OPTIONS = {
+  'base-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  'forward-to': { type: 'string' },
+  events: { type: 'string' },
+  secret: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
 
 /** The first wait before following a dropped stream again, and the longest. */
 export const RECONNECT_DELAY_MS = { first: 250, max: 5_000 } as const;
@@ -290,14 +300,7 @@ function parseOptions(args: string[]) {
       args,
       strict: true,
       allowPositionals: true,
-      options: {
-        'base-url': { type: 'string' },
-        'api-key': { type: 'string' },
-        'forward-to': { type: 'string' },
-        events: { type: 'string' },
-        secret: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: LISTEN_OPTIONS,
     });
   } catch (error) {
     // parseArgs messages name options, never values: no secret can be echoed.

@@ -3,7 +3,7 @@
  * a server started with the same flags; `--output FILE` writes it to a file instead.
  */
 import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { resolveSettings } from '../core/settings.js';
 import { openApiDocumentOf } from '../openapi/route.js';
 import { wholeNumber } from './args.js';
@@ -23,21 +23,24 @@ export const OPENAPI_USAGE = `Usage: lnpr openapi [options] > openapi.json
 A running server serves the same document at GET /openapi.json.
 `;
 
+/** The flags `lnpr openapi` parses (its usage text above lists each: a test holds it). */
+export const OPENAPI_OPTIONS = {
+  output: { type: 'string' },
+  'server-url': { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'min-amount': { type: 'string' },
+  'no-controls': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
+
 /** Runs `lnpr openapi` with `args`. */
 export async function openapi(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
     strict: true,
     allowPositionals: true,
-    options: {
-      output: { type: 'string' },
-      'server-url': { type: 'string' },
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'min-amount': { type: 'string' },
-      'no-controls': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options: OPENAPI_OPTIONS,
   });
   if (values.help) {
     process.stdout.write(OPENAPI_USAGE);

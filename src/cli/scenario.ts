@@ -4,7 +4,7 @@
  * 2 bad usage, an invalid file or a target that does not answer (thrown as `UsageError`).
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadScenario, ScenarioFileError } from '../scenario/load-scenario.js';
 import { countSteps, formatScenarioEnd, formatStep, formatSummary } from '../scenario/report.js';
 import { runScenario, TargetUnreachableError, type ScenarioResult } from '../scenario/run-scenario.js';
@@ -31,6 +31,15 @@ export const SCENARIO_USAGE = `Usage: lnpr scenario run FILE... --base-url URL -
   that cannot be reached.
 `;
 
+/** The flags `lnpr scenario` parses (its usage text above lists each: a test holds it). */
+export const SCENARIO_OPTIONS = {
+  'base-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  key: { type: 'string', multiple: true },
+  'receiver-host': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
+
 /** Runs `lnpr scenario <args>`; sets the exit code to 1 when a step failed. */
 export async function scenario(args: string[]): Promise<void> {
   const [subcommand, ...rest] = args;
@@ -43,13 +52,7 @@ export async function scenario(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: {
-      'base-url': { type: 'string' },
-      'api-key': { type: 'string' },
-      key: { type: 'string', multiple: true },
-      'receiver-host': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options: SCENARIO_OPTIONS,
   });
   if (values.help) {
     process.stdout.write(SCENARIO_USAGE);

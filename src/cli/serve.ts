@@ -14,71 +14,69 @@ import { webPagesOf } from '../http/web-pages.js';
 import { NETWORKS } from '../lightning/networks.js';
 import { createNodeSandbox, type NodeSandbox } from '../sandbox.node.js';
 import type { Sandbox } from '../sandbox.js';
+import { usageOf, type CommandDefinition } from './command-flags.js';
 import { oneOf, readAccountsFile, readJsonFile, readTextFile, wholeNumber } from './args.js';
 import { serveWebhooks } from './serve-webhooks.js';
 import { UsageError } from './usage-error.js';
 
-/** `lnpr serve --help`. */
-export const SERVE_USAGE = `Usage: lnpr serve [options]
+/** The flags of `lnpr serve`: what it parses, and what `--help` and the CLI reference show. */
+export const SERVE_COMMAND = {
+  name: 'serve',
+  synopsis: 'lnpr serve [options]',
+  flags: {
+    port: { type: 'string', value: 'N', help: ['port to listen on (env PORT; default 8787, 0 = any free port)'] },
+    host: { type: 'string', value: 'H', help: ['address to bind (env HOST; default 127.0.0.1)'] },
+    data: { type: 'string', value: 'FILE.json', help: ['keep payment requests in a JSON file (env LNPR_DATA; default: in memory)'] },
+    network: { type: 'string', value: 'NET', help: ['regtest (default), signet, testnet or mainnet invoices'] },
+    config: { type: 'string', value: 'FILE', help: ['accounts and API keys (default: fixtures/accounts.json)'] },
+    scenario: { type: 'string', multiple: true, value: 'FILE', help: ['load behaviour rules from a scenario file (repeatable)'] },
+    fixtures: { type: 'string', value: 'FILE', help: ['start with the payment requests of a fixtures file (lnpr fixtures)'] },
+    clock: { type: 'string', value: 'MODE', help: ['running (default) or frozen account clocks'] },
+    'min-amount': { type: 'string', value: 'N', help: ['smallest accepted amount in sats (default 21)'] },
+    'no-controls': { type: 'boolean', help: ['serve no /sandbox/v1 control API (404 there)'] },
+    'body-limit': { type: 'string', value: 'BYTES', help: ['largest accepted request body (default 1048576)'] },
+    'no-cors': { type: 'boolean', help: ['send no CORS headers (pages of other origins still cannot drive /sandbox/v1)'] },
+    'public-url': {
+      type: 'string',
+      value: 'URL',
+      help: ["the URL browsers reach the sandbox at, behind a proxy or a container's port", 'map: its host is accepted in Host, its origin may drive /sandbox/v1'],
+    },
+    'cors-origin': {
+      type: 'string',
+      multiple: true,
+      value: 'ORIGIN',
+      help: ['an origin (https://app.example:8443) whose pages may drive /sandbox/v1, the', "dashboard's API and live streams, besides loopback ones (repeatable)"],
+    },
+    webhook: { type: 'string', multiple: true, value: 'URL', help: ["send every account's events to URL (repeatable)"] },
+    'webhook-secret': { type: 'string', value: 'S', help: ['the secret (whsec_...) of the --webhook endpoints (default: generated, printed)'] },
+    'webhook-allow-host': {
+      type: 'string',
+      multiple: true,
+      value: 'H',
+      help: ['a host webhook URLs registered through the API may name when', '--host is not loopback (repeatable; * for any)'],
+    },
+    'nwc-timeout': {
+      type: 'string',
+      value: 'SECONDS',
+      help: ["how long an NWC account's connected wallet has to answer make_invoice", 'before a create gets 502 wallet_unavailable (default 10, at most 300)'],
+    },
+    'rate-limit': {
+      type: 'string',
+      value: 'N',
+      help: ['at most N /api/v1 calls per second per API key (429 rate_limited beyond,', 'with Retry-After and RateLimit-* headers; default 0: no limit)'],
+    },
+    'log-level': { type: 'string', value: 'LEVEL', help: ['fatal, error, warn, info (default: a line per request), debug, trace or silent'] },
+    'log-format': { type: 'string', value: 'FORMAT', help: ['pretty (default on a terminal) or json (default otherwise: pino JSON lines)'] },
+    help: { type: 'boolean', short: 'h', help: ['print this'] },
+  },
+} as const satisfies CommandDefinition;
 
-  --port N              port to listen on (env PORT; default 8787, 0 = any free port)
-  --host H              address to bind (env HOST; default 127.0.0.1)
-  --data FILE.json      keep payment requests in a JSON file (env LNPR_DATA; default: in memory)
-  --network NET         regtest (default), signet, testnet or mainnet invoices
-  --config FILE         accounts and API keys (default: fixtures/accounts.json)
-  --scenario FILE       load behaviour rules from a scenario file (repeatable)
-  --fixtures FILE       start with the payment requests of a fixtures file (lnpr fixtures)
-  --clock MODE          running (default) or frozen account clocks
-  --min-amount N        smallest accepted amount in sats (default 21)
-  --no-controls         serve no /sandbox/v1 control API (404 there)
-  --body-limit BYTES    largest accepted request body (default 1048576)
-  --no-cors             send no CORS headers (pages of other origins still cannot drive /sandbox/v1)
-  --public-url URL      the URL browsers reach the sandbox at, behind a proxy or a container's port
-                        map: its host is accepted in Host, its origin may drive /sandbox/v1
-  --cors-origin ORIGIN  an origin (https://app.example:8443) whose pages may drive /sandbox/v1, the
-                        dashboard's API and live streams, besides loopback ones (repeatable)
-  --webhook URL         send every account's events to URL (repeatable)
-  --webhook-secret S    the secret (whsec_...) of the --webhook endpoints (default: generated, printed)
-  --webhook-allow-host H  a host webhook URLs registered through the API may name when
-                        --host is not loopback (repeatable; * for any)
-  --nwc-timeout SECONDS how long an NWC account's connected wallet has to answer make_invoice
-                        before a create gets 502 wallet_unavailable (default 10, at most 300)
-  --rate-limit N        at most N /api/v1 calls per second per API key (429 rate_limited beyond,
-                        with Retry-After and RateLimit-* headers; default 0: no limit)
-  --log-level LEVEL     fatal, error, warn, info (default: a line per request), debug, trace or silent
-  --log-format FORMAT   pretty (default on a terminal) or json (default otherwise: pino JSON lines)
-`;
+/** `lnpr serve --help`. */
+export const SERVE_USAGE = usageOf(SERVE_COMMAND);
 
 /** Runs `lnpr serve` with `args`; resolves once the server has stopped. */
 export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      data: { type: 'string' },
-      network: { type: 'string' },
-      config: { type: 'string' },
-      clock: { type: 'string' },
-      scenario: { type: 'string', multiple: true },
-      fixtures: { type: 'string' },
-      'no-controls': { type: 'boolean' },
-      'min-amount': { type: 'string' },
-      'body-limit': { type: 'string' },
-      'no-cors': { type: 'boolean' },
-      'public-url': { type: 'string' },
-      'cors-origin': { type: 'string', multiple: true },
-      'log-level': { type: 'string' },
-      'log-format': { type: 'string' },
-      webhook: { type: 'string', multiple: true },
-      'webhook-secret': { type: 'string' },
-      'webhook-allow-host': { type: 'string', multiple: true },
-      'nwc-timeout': { type: 'string' },
-      'rate-limit': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values } = parseArgs({ args, strict: true, options: SERVE_COMMAND.flags });
   if (values.help) {
     process.stdout.write(SERVE_USAGE);
     return;
@@ -198,6 +196,7 @@ function banner(url: string, sandbox: NodeSandbox, dataFile: string | undefined,
     `  control API: ${sandbox.settings.controls ? `${url}/sandbox/v1` : 'off'}   behaviour rules: ${sandbox.rules.fixedRules.length}`,
     `  Nostr relay (NWC): ${sandbox.relay.url ?? `${url.replace(/^http/, 'ws')}/nostr`}`,
     ...(sandbox.settings.controls ? [`  dashboard: ${publicUrl ?? url}/dashboard   (hosted pay pages: ${publicUrl ?? url}/pay/<id>)`] : []),
+    `  docs: ${publicUrl ?? url}/docs/`,
     ...webhookLines,
     `  API keys (Authorization: Bearer <key>):`,
     ...keys,

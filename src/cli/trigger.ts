@@ -7,7 +7,7 @@
  * id was printed; 1 the sandbox refused a call (its status and error code said); 2 bad usage or a
  * sandbox that does not answer.
  */
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { EVENT_TYPES, type EventType, type WebhookEvent } from '../schemas/webhooks.js';
 import { parseBaseUrl, wholeNumber } from './args.js';
 import { PROCESS_IO, type CommandIo } from './report-command.js';
@@ -30,6 +30,14 @@ export const TRIGGER_USAGE = `Usage: lnpr trigger TYPE --base-url URL --api-key 
   Exit status: 0 the event's id was printed; 1 the sandbox refused a call (its status and error
   code are printed); 2 bad usage or a sandbox that cannot be reached.
 `;
+
+/** The flags `lnpr trigger` parses (its usage text above lists each: a test holds it). */
+export const TRIGGER_OPTIONS = {
+  'base-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  amount: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
 
 /** The control API's move of a pending request that emits each type; `created` needs none. */
 const TRANSITION: Record<EventType, 'complete' | 'fail' | 'expire' | undefined> = {
@@ -100,12 +108,7 @@ function parseOptions(args: string[]) {
       args,
       strict: true,
       allowPositionals: true,
-      options: {
-        'base-url': { type: 'string' },
-        'api-key': { type: 'string' },
-        amount: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: TRIGGER_OPTIONS,
     });
   } catch (error) {
     throw new UsageError(`${(error as Error).message} (lnpr trigger --help)`);

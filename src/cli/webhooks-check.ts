@@ -5,7 +5,7 @@
  * does not answer the first delivery (thrown as `UsageError`). The secret is never printed:
  * everything written goes through a redactor that knows it, error messages included.
  */
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { shouldColor } from '../reporting/pretty-text.js';
 import { formatJson } from '../webhook-check/reporters/json.js';
 import { formatJunit } from '../webhook-check/reporters/junit.js';
@@ -32,6 +32,15 @@ export const WEBHOOKS_CHECK_USAGE = `Usage: lnpr webhooks check --url URL --secr
   Exit status: 0 valid deliveries were accepted and forged, stale and altered ones refused;
   1 a required case did not hold; 2 bad usage or a receiver that cannot be reached.
 `;
+
+/** The flags `lnpr webhooks check` parses (its usage text above lists each: a test holds it). */
+export const WEBHOOKS_CHECK_OPTIONS = {
+  url: { type: 'string' },
+  secret: { type: 'string' },
+  reporter: { type: 'string' },
+  output: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
 
 const REPORTERS = ['pretty', 'junit', 'json'] as const;
 
@@ -80,13 +89,7 @@ function parseOptions(args: string[]) {
       args,
       strict: true,
       allowPositionals: true,
-      options: {
-        url: { type: 'string' },
-        secret: { type: 'string' },
-        reporter: { type: 'string' },
-        output: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: WEBHOOKS_CHECK_OPTIONS,
     });
   } catch (error) {
     // parseArgs messages name options, not values; they still go through the redactor.

@@ -16,6 +16,7 @@ import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'p
 import { ApiError, type ErrorCode } from '../core/errors/errors.js';
 import { errorResponse, type ApiResponse, type RequestHandler } from '../core/pipeline/handler.js';
 import { applyCors, isOpenToAnyOrigin, OriginPolicy, originOf } from './cors.js';
+import { registerDocsSite } from './docs-site.js';
 import { HostCheck } from './host-check.js';
 import { isRelayPath, registerRelay } from './relay-transport.js';
 import type { SandboxRelay } from '../nostr/relay/sandbox-relay.node.js';
@@ -64,6 +65,12 @@ export interface ServerOptions {
    * Host-checked, open to any origin. Its `url` is set once listening; it is closed with the server.
    */
   relay?: SandboxRelay;
+  /**
+   * The documentation site at `/docs/` (`docs-site.ts`): served from the built site of this
+   * installation by default (with or without controls), from this folder when a path, or not at
+   * all when false.
+   */
+  docs?: boolean | string;
 }
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -83,6 +90,7 @@ export async function buildServer({
   requestLog,
   web,
   relay,
+  docs = true,
 }: ServerOptions): Promise<FastifyInstance> {
   const log = serverLogger(logger);
   const requests = new RequestLog(log, requestLog);
@@ -234,6 +242,13 @@ export async function buildServer({
     answer(request, reply, response);
   });
   if (relay !== undefined) registerRelay(app, relay, { acceptsHost: (host) => hosts.accepts(host), answer, ...(publicUrl === undefined ? {} : { publicUrl }) });
+  if (docs !== false) {
+    // Logged when their response ends, as the pages are (below).
+    await app.register(async (site) => {
+      site.addHook('onResponse', async () => {});
+      registerDocsSite(site, docs === true ? undefined : docs);
+    });
+  }
   if (web !== undefined) {
     // The pages and their streams are logged by the log controller, when their response ends:
     // Fastify calls it for routes with an `onResponse` hook, and here only for these. (After the

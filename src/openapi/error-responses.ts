@@ -45,6 +45,7 @@ export const ERROR_CONDITIONS: Readonly<Record<string, string>> = {
   simulated_fault: 'an API fault of the account (`PUT /sandbox/v1/faults`) answered this call with its status (429, 500, 502, 503 or 504; `Retry-After` when the fault gives one): nothing was processed',
   rate_limited: 'more `/api/v1` calls this second than `lnpr serve --rate-limit N` allows for this key (with `Retry-After` and `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`)',
   too_many_streams: 'too many live streams are open at once; close one and try again',
+  docs_not_built: '(HTTP server only) a page of the documentation site, `/docs/`, when the site was not built (`npm run docs:build` builds it)',
   storage_unavailable: 'the data file cannot be written (a full disk, an I/O error, a read-only file system): nothing was changed; writes succeed again, without a restart, once it can',
 };
 

@@ -40,6 +40,7 @@ const CATALOGUE = {
   simulated_fault: { status: 503, message: 'A simulated fault (PUT /sandbox/v1/faults): nothing was processed.' },
   internal_error: { status: 500, message: 'The sandbox failed unexpectedly; this is a bug, please report it.' },
   too_many_streams: { status: 503, message: 'Too many live streams are open at once; close one and try again.' },
+  docs_not_built: { status: 503, message: 'The documentation site is not built: run npm run docs:build (npm ci builds it too), then reload.' },
   storage_unavailable: {
     status: 503,
     message: 'The sandbox cannot write to its storage (e.g. its disk is full), so nothing was changed; try again shortly.',

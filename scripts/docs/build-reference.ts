@@ -1,0 +1,85 @@
+/**
+ * Writes the site's reference pages into `docs/reference/` (git-ignored), each generated from its
+ * single source: the CLI's flag definitions, the OpenAPI document, the error and detail-code
+ * catalogues, the accounts file's schema, the conformance checks. Run before every site build
+ * (`npm run docs:build`); `referencePages()` is what the tests check.
+ */
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ALL_CHECKS } from '../../conformance/checks/index.js';
+import { coverageTable } from '../../conformance/coverage-table.js';
+import { CLI_COMMANDS } from '../../src/cli/command-list.js';
+import { DETAIL_CODE_CATALOGUE } from '../../src/core/pipeline/detail-codes.js';
+import { ERROR_CATALOGUE } from '../../src/core/pipeline/errors.js';
+import { routeTable } from '../../src/core/routes/route-table.js';
+import { DEFAULT_SETTINGS } from '../../src/core/settings.js';
+import { ERROR_CONDITIONS } from '../../src/openapi/error-responses.js';
+import { openApiDocumentOf, openApiRoute } from '../../src/openapi/route.js';
+import { accountsConfigSchema } from '../../src/schemas/accounts-config.js';
+import { accountsFileReference } from './accounts-file-reference.js';
+import { cliReference } from './cli-reference.js';
+import { errorsReference } from './errors-reference.js';
+import { httpApiReference } from './http-api-reference.js';
+import { generatedPage } from './markdown.js';
+
+/** Where the pages go. */
+export const REFERENCE_DIR = fileURLToPath(new URL('../../docs/reference/', import.meta.url));
+
+/** Every reference page by file name, generated now. */
+export function referencePages(): Map<string, string> {
+  const routes = [...routeTable(DEFAULT_SETTINGS), openApiRoute(DEFAULT_SETTINGS)];
+  const access = new Map(routes.map((route) => [route.name, String(route.access)]));
+  return new Map([
+    ['index.md', overview()],
+    ['cli.md', cliReference(CLI_COMMANDS)],
+    ['http-api.md', httpApiReference(openApiDocumentOf(DEFAULT_SETTINGS), (id) => access.get(id))],
+    ['errors.md', errorsReference(ERROR_CATALOGUE, ERROR_CONDITIONS, DETAIL_CODE_CATALOGUE)],
+    ['accounts-file.md', accountsFileReference(accountsConfigSchema as never)],
+    ['conformance-checks.md', conformanceChecks()],
+  ]);
+}
+
+function overview(): string {
+  return generatedPage({
+    title: 'Reference',
+    order: 0,
+    source: 'the list of reference pages',
+    body: [
+      'Generated from the sources the sandbox itself runs on, so they say what it does:',
+      '',
+      '- [CLI](/reference/cli.md): every `lnpr` command and flag.',
+      '- [HTTP API](/reference/http-api.md): every operation of the OpenAPI document.',
+      '- [Errors and detail codes](/reference/errors.md): every error code and `details[].code`.',
+      '- [Accounts file](/reference/accounts-file.md): every field of `--config FILE`.',
+      '- [Conformance checks](/reference/conformance-checks.md): every check of `lnpr conformance`.',
+    ].join('\n'),
+  });
+}
+
+function conformanceChecks(): string {
+  return generatedPage({
+    title: 'Conformance checks',
+    order: 5,
+    source: 'the checks of the conformance suite (conformance/checks)',
+    body: [
+      `Every check \`lnpr conformance\` runs (${ALL_CHECKS.length}), with the statement of the spec it enforces, ordered by the spec's sections.`,
+      'A `MUST` check fails the run; a `SHOULD` check only warns. `core` checks treat the target as a black box; `lifecycle` ones move requests on.',
+      '',
+      coverageTable(),
+    ].join('\n'),
+  });
+}
+
+/** Writes the pages, removing any generated page that no longer has a source. */
+export function writeReference(dir: string = REFERENCE_DIR): string[] {
+  mkdirSync(dir, { recursive: true });
+  const pages = referencePages();
+  for (const name of readdirSync(dir)) if (name.endsWith('.md') && !pages.has(name)) rmSync(join(dir, name));
+  for (const [name, text] of pages) writeFileSync(join(dir, name), text);
+  return [...pages.keys()];
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  console.log(`docs/reference: ${writeReference().join(', ')}`);
+}
