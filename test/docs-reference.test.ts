@@ -9,8 +9,8 @@ import { missingFromReference, type ReferenceSources } from '../scripts/docs/ref
 import { CLI_COMMANDS } from '../src/cli/command-list.js';
 import { flagSpelling, usageOf, type FlagDefinition } from '../src/cli/command-flags.js';
 import { SERVE_COMMAND, SERVE_USAGE } from '../src/cli/serve.js';
-import { DETAIL_CODES } from '../src/core/pipeline/detail-codes.js';
-import { ERROR_CATALOGUE } from '../src/core/pipeline/errors.js';
+import { DETAIL_CODES } from '../src/core/errors/detail-codes.js';
+import { ERROR_CATALOGUE } from '../src/core/errors/errors.js';
 import { openApiDocumentOf } from '../src/openapi/route.js';
 import { accountsConfigSchema } from '../src/schemas/accounts-config.js';
 

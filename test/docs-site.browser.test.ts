@@ -15,12 +15,8 @@ import { openApiDocumentOf } from '../src/openapi/route.js';
 import { browserForSuite, CHROMIUM_ARGS } from './support/browser.js';
 import { startCliServer, type CliProcess } from './support/cli-process.js';
 
-/**
- * The fewest pages the site must have. LEAD: raise to 15 once the guides (index, getting
- * started, guides/, concepts/, spec/, contributing/) are merged; this branch has today's four
- * docs pages, the home page and the five reference pages.
- */
-const MIN_PAGES = 10;
+/** The fewest pages the site must have (the issue asks for at least 15). */
+const MIN_PAGES = 15;
 
 const SUITE = 'the documentation site at /docs/, in headless Chromium';
 const executablePath = browserForSuite(SUITE);

@@ -25,7 +25,7 @@ import { UsageError } from './usage-error.js';
 /** The usage text of `lnpr conformance`. */
 export const CONFORMANCE_USAGE = `Usage: lnpr conformance --base-url URL (--api-key KEY | --admin-key KEY) [options]
 
-  Runs the v1 conformance suite against an implementation (docs/conformance.md).
+  Runs the v1 conformance suite against an implementation (docs/guides/conformance.md).
 
   --base-url URL          the implementation, e.g. http://127.0.0.1:8787 (/api/v1/... is appended)
   --api-key KEY           a key with create and read permission

@@ -16,7 +16,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../core/pipeline/errors.js';
+import { ApiError } from '../core/errors/errors.js';
 import { errorResponse } from '../core/pipeline/handler.js';
 
 /** Where the site's pages are served. */
