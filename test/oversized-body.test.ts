@@ -20,16 +20,21 @@ afterAll(() => server.close());
  * loop and the race that loses the answer does not happen): each outcome as `STATUS code` or the
  * error's code.
  */
-function fetchOversizedInChild(url: string, bytes: number, times: number): Promise<string[]> {
+function fetchOversizedInChild(url: string, bytes: number, times: number, { chunked = false } = {}): Promise<string[]> {
   const script = `
-    const body = '{"amount":1000,"description":"' + 'x'.repeat(${bytes} - 32) + '"}';
+    const text = '{"amount":1000,"description":"' + 'x'.repeat(${bytes} - 32) + '"}';
+    // Chunked: a stream of 64 KiB pieces, with no Content-Length (the limit is found while reading).
+    const bodyOf = () => ${chunked}
+      ? new ReadableStream({ start(c) { const bytes = new TextEncoder().encode(text); for (let at = 0; at < bytes.length; at += 65536) c.enqueue(bytes.subarray(at, at + 65536)); c.close(); } })
+      : text;
     const outcomes = [];
     for (let n = 0; n < ${times}; n++) {
       try {
         const response = await fetch(${JSON.stringify(`${url}/api/v1/payment-requests`)}, {
           method: 'POST',
           headers: { authorization: 'Bearer ${KEYS.custodial}', 'content-type': 'application/json' },
-          body,
+          body: bodyOf(),
+          duplex: 'half',
         });
         const answer = await response.json();
         outcomes.push(response.status + ' ' + answer.error?.code);
@@ -50,6 +55,10 @@ function fetchOversizedInChild(url: string, bytes: number, times: number): Promi
 describe('a body over the limit', () => {
   it('gets its 413 payload_too_large through fetch, 20 times out of 20', async () => {
     expect(await fetchOversizedInChild(server.url, 5_000_000, 20)).toEqual(Array(20).fill('413 payload_too_large'));
+  }, 60_000);
+
+  it('gets its 413 when sent chunked, with no Content-Length, 10 times out of 10', async () => {
+    expect(await fetchOversizedInChild(server.url, 5_000_000, 10, { chunked: true })).toEqual(Array(10).fill('413 payload_too_large'));
   }, 60_000);
 });
 
