@@ -168,3 +168,83 @@ describe('field-named 400s on every route with a query', () => {
     }
   });
 });
+
+/**
+ * A route's own checks of its fields' form (what its schema cannot state) run with the schema, so
+ * one answer names every wrong field: a body with a field the route's check refuses and an unknown
+ * field beside it gets both. One case per route that declares a check; a route that declares one
+ * tomorrow fails the first test until it has a case here.
+ */
+describe('one answer names every wrong field, the route checks with the schema', () => {
+  /** A body the route's check refuses at `field`, and another wrong field the schema refuses (`also`). */
+  const CHECKED_BODIES: Record<string, { body: Record<string, unknown>; field: string; also: Record<string, unknown>; alsoField: string }> = {
+    createPaymentRequest: {
+      body: { amount: 1000, description: 'lone \uD800 surrogate', destinationWallet: 'merchant@example.com' },
+      field: 'description',
+      also: { amount: 'twelve' },
+      alsoField: 'amount',
+    },
+    putRules: {
+      body: { rules: [{ match: { amount: { min: 5, max: 1 } }, outcome: 'none' }] },
+      field: 'rules.0.match.amount',
+      also: { rules: [{ match: { amount: { min: 5, max: 1 } }, outcome: 'none' }, { outcome: 'no_such_outcome' }] },
+      alsoField: 'rules.1.outcome',
+    },
+    putFaults: { body: { faults: [{ fault: { status: 500, latencyMs: 10 } }] }, field: 'faults.0.fault', also: { notAField: 1 }, alsoField: 'notAField' },
+    createWebhookEndpoint: { body: { url: 'ftp://example.com/hook' }, field: 'url', also: { notAField: 1 }, alsoField: 'notAField' },
+  };
+  const CHECKED_QUERIES: Record<string, { query: string; field: string }> = {
+    listRequests: { query: 'since=last%20Tuesday', field: 'since' },
+  };
+
+  it('has a case for every route whose body or query declares a check', () => {
+    expect(bodyRoutes.filter((route) => route.body!.check !== undefined).map((route) => route.name).sort()).toEqual(Object.keys(CHECKED_BODIES).sort());
+    expect(queryRoutes.filter((route) => route.query!.check !== undefined).map((route) => route.name).sort()).toEqual(Object.keys(CHECKED_QUERIES).sort());
+  });
+
+  it.each(Object.entries(CHECKED_BODIES))('%s: the checked field and one the schema refuses, in one answer', async (name, { body, field, also, alsoField }) => {
+    const route = bodyRoutes.find((candidate) => candidate.name === name)!;
+    expectFieldNamed(await send(route, body), field);
+    const answer = await send(route, { ...body, ...also });
+    expectFieldNamed(answer, field);
+    expectFieldNamed(answer, alsoField);
+  });
+
+  it.each(Object.entries(CHECKED_QUERIES))('%s: the checked parameter and an unknown one, in one answer', async (name, { query, field }) => {
+    const route = queryRoutes.find((candidate) => candidate.name === name)!;
+    const answer = await send(route, undefined, `?${query}&notAParameter=1`);
+    expectFieldNamed(answer, field);
+    expectFieldNamed(answer, 'notAParameter');
+  });
+
+  it('POST /sandbox/v1/webhook-endpoints: an unknown field, an ftp URL, an unknown event and an unknown fault are four details', async () => {
+    const route = bodyRoutes.find((candidate) => candidate.name === 'createWebhookEndpoint')!;
+    const answer = await send(route, { url: 'ftp://example.com/hook', events: ['payment_request.refunded'], faults: { notAFault: true }, notAField: 1 });
+    expect(answer.status).toBe(400);
+    const details = answer.body.error!.details!;
+    expect(details.map((detail) => [detail.field, detail.code]).sort()).toEqual(
+      [['events.0', 'invalid_value'], ['faults.notAFault', 'unknown_field'], ['notAField', 'unknown_field'], ['url', 'unsupported_scheme']].sort(),
+    );
+    expect(answer.body.error!.message).toContain('url must use http or https, not ftp');
+  });
+
+  it('POST /sandbox/v1/webhook-endpoints: a URL that is no URL, and a host the policy refuses, are named with the rest', async () => {
+    const route = bodyRoutes.find((candidate) => candidate.name === 'createWebhookEndpoint')!;
+    const notUrl = await send(route, { url: 'not a url', events: 'all' });
+    expect(notUrl.body.error!.details!.map((detail) => [detail.field, detail.code]).sort()).toEqual([['events', 'invalid_type'], ['url', 'invalid_url']]);
+    // A sandbox others can reach refuses private addresses: said in the same answer.
+    const guarded = createSandbox({ settings: { webhookAllowedHosts: { allowedOrigins: [], allowedHosts: [] } } });
+    try {
+      const answer = await guarded.handle({
+        method: 'POST',
+        url: '/sandbox/v1/webhook-endpoints',
+        headers: { authorization: AUTHORIZATION, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: 'http://10.0.0.7/hook', notAField: 1 }),
+      });
+      const details = (JSON.parse(answer.body) as { error: { details: Array<{ field: string; code: string }> } }).error.details;
+      expect(details.map((detail) => [detail.field, detail.code]).sort()).toEqual([['notAField', 'unknown_field'], ['url', 'host_not_allowed']]);
+    } finally {
+      guarded.close();
+    }
+  });
+});

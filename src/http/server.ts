@@ -8,6 +8,8 @@
  * rebinding), and one from a page of a foreign origin to the control surface is refused (403,
  * `cors.ts`). And it cuts slow clients: headers within 10 s, a whole request within 30 s, an idle
  * keep-alive connection after 5 s, so connections dribbling bytes cannot hold every descriptor.
+ * A body over the limit is read and thrown away before its 413 goes out (a lingering close, up to
+ * 16 MiB or 10 s), so a client still sending gets the answer rather than a broken pipe.
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
@@ -22,12 +24,19 @@ import { isRelayPath, registerRelay } from './relay-transport.js';
 import type { SandboxRelay } from '../nostr/relay/sandbox-relay.node.js';
 import { registerWebPages, type WebPagesOptions } from './web-pages.js';
 import { markLogged, RequestLog, stampArrival, type RequestLogSink } from './request-log.js';
+import { DEFAULT_LINGER, discardRestThen, type LingerLimits } from './oversized-body.js';
 
 /** Options of `buildServer`. */
 export interface ServerOptions {
   handle: RequestHandler;
   /** Largest accepted body in bytes; 1 MiB by default. Larger bodies get 413. */
   bodyLimit?: number;
+  /**
+   * A request refused before its body was read (over `bodyLimit`) is answered once the rest has
+   * been read and thrown away, then closed: up to 16 MiB more or 10 s by default, past which it is
+   * answered and closed anyway (`oversized-body.ts`).
+   */
+  linger?: LingerLimits;
   /**
    * CORS headers for browser clients: on by default (any origin on the v1 API; on the control
    * surface the allowed origins only). Off, no CORS header is sent; foreign origins are refused
@@ -79,6 +88,7 @@ const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'
 export async function buildServer({
   handle,
   bodyLimit = 1024 * 1024,
+  linger = DEFAULT_LINGER,
   cors: corsEnabled = true,
   publicUrl,
   corsOrigins = [],
@@ -164,6 +174,7 @@ export async function buildServer({
   app.addHook('preClose', async () => {
     closing = true;
     for (const act of Array.from(faultTimers.values())) act();
+    for (const cutShort of Array.from(lingering)) cutShort();
   });
 
   /**
@@ -214,6 +225,8 @@ export async function buildServer({
   };
   /** API faults waiting to answer late or to close, by their timer: a closing server acts on them at once. */
   const faultTimers = new Map<ReturnType<typeof setTimeout>, () => void>();
+  /** Requests whose oversized body is being read and thrown away: a closing server answers them at once. */
+  const lingering = new Set<() => void>();
 
   // Not async, and it returns nothing: Fastify then waits for the reply instead of wrapping a
   // promise of it (the engine's handler never rejects; should it, Fastify's error handler answers).
@@ -239,7 +252,17 @@ export async function buildServer({
   app.setErrorHandler((error, request, reply) => {
     const response = transportError(error);
     if (response.status >= 500) log?.error({ err: error, url: request.url }, 'request failed');
-    answer(request, reply, response);
+    if (request.raw.complete || request.raw.destroyed) return answer(request, reply, response);
+    // Refused before its body was all read (over the limit): a lingering close, so the client
+    // gets its answer instead of a broken pipe.
+    reply.header('connection', 'close');
+    const cutShort = discardRestThen(request.raw, linger, (cut) => {
+      lingering.delete(cutShort);
+      answer(request, reply, response);
+      // Past the bounds: no more waiting for the client to finish sending.
+      if (cut) reply.raw.once('finish', () => request.raw.socket?.destroy());
+    });
+    lingering.add(cutShort);
   });
   if (relay !== undefined) registerRelay(app, relay, { acceptsHost: (host) => hosts.accepts(host), answer, ...(publicUrl === undefined ? {} : { publicUrl }) });
   if (docs !== false) {

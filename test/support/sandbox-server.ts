@@ -1,6 +1,7 @@
 /** Starts the real server (Fastify over the engine) on 127.0.0.1, port 0, for tests. */
 import { NwcRequestLog } from '../../src/http/nwc-requests.js';
 import { buildServer } from '../../src/http/server.js';
+import type { LingerLimits } from '../../src/http/oversized-body.js';
 import { webPagesOf, type WebPagesOptions } from '../../src/http/web-pages.js';
 import { createNodeSandbox, type NodeSandbox, type NodeSandboxOptions } from '../../src/sandbox.node.js';
 import { expect } from 'vitest';
@@ -45,7 +46,7 @@ export function createBody(overrides: Record<string, unknown> = {}): Record<stri
 /** Starts a server with these sandbox options and server options; it serves the web pages as `lnpr serve` does. */
 export async function startServer(
   options: NodeSandboxOptions = {},
-  serverOptions: { bodyLimit?: number; web?: Omit<WebPagesOptions, 'live'> } = {},
+  serverOptions: { bodyLimit?: number; linger?: LingerLimits; web?: Omit<WebPagesOptions, 'live'> } = {},
 ): Promise<RunningServer> {
   // The dashboard's recent NIP-47 requests, as `lnpr serve` keeps them (and the caller's own listener, if any).
   const nwcRequests = new NwcRequestLog();

@@ -1,8 +1,9 @@
 /**
  * Reading a route's declared input: the JSON body and the query, each checked against its schema
- * by the one translator, every problem of either reported in one `invalid_request`. Query values
- * are text; a parameter declared as a whole number is read as one when it looks like one, so the
- * schema (not this file) says what is allowed.
+ * by the one translator and by the route's own checks of its fields' form, together, so every
+ * problem of either is reported in one `invalid_request`. Query values are text; a parameter
+ * declared as a whole number is read as one when it looks like one, so the schema (not this file)
+ * says what is allowed.
  */
 import { ApiError, type ErrorDetail } from '../errors/errors.js';
 import { parseJsonBody } from './json-body.js';
@@ -55,7 +56,8 @@ export function queryReader(declaration: QueryDeclaration<unknown>): QueryReader
       }
     }
     const details = check(query);
-    if (details.length > 0) throw invalidRequest('query', details);
+    if (declaration.check) details.push(...declaration.check(query));
+    if (details.length > 0) throw invalidRequest('query', details.length > MAX_DETAILS ? withMoreNotListed(details) : details);
     return query;
   };
 }

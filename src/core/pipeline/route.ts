@@ -23,7 +23,12 @@ export interface BodyDeclaration<Body> {
   what: string;
   /** What the route knows of its fields, to word their problems (units, what a pattern means). */
   notes?: Readonly<Record<string, FieldNote>>;
-  /** Problems a schema cannot state, looked for whether or not the schema passed. */
+  /**
+   * Problems of a field's form a schema cannot state (a URL's scheme, a pattern that is no regular
+   * expression), looked for whether or not the schema passed, so one answer names every wrong
+   * field. It gets the body as sent, of any shape. Checks against the account's state (a balance,
+   * its clock, how many it has) are the handler's, once the input is valid.
+   */
   check?: (body: unknown) => ErrorDetail[];
   /** The body may be left out (no bytes at all): the route then gets `{}`. A body that is there is read as any other. */
   optional?: boolean;
@@ -40,6 +45,8 @@ export type QueryParameterSchema =
 /** The query a route takes; any other parameter is a 400. `Query` is the type a valid one has. */
 export interface QueryDeclaration<Query> {
   schema: { type: 'object'; additionalProperties: false; properties: Readonly<Record<string, QueryParameterSchema>> };
+  /** Problems of a parameter's form the schema cannot state, looked for with the schema's (as a body's `check`). */
+  check?: (query: Readonly<Record<string, string | number>>) => ErrorDetail[];
   /** Carries `Query` for type inference only; never set. */
   readonly type?: Query;
 }
@@ -96,8 +103,11 @@ export function declareBody<Body>(body: Omit<BodyDeclaration<Body>, 'type'>): Bo
 }
 
 /** Declares a query whose valid form has type `Query`. */
-export function declareQuery<Query>(properties: Readonly<Record<string, QueryParameterSchema>>): QueryDeclaration<Query> {
-  return { schema: { type: 'object', additionalProperties: false, properties } };
+export function declareQuery<Query>(
+  properties: Readonly<Record<string, QueryParameterSchema>>,
+  check?: QueryDeclaration<Query>['check'],
+): QueryDeclaration<Query> {
+  return { schema: { type: 'object', additionalProperties: false, properties }, ...(check === undefined ? {} : { check }) };
 }
 
 /**

@@ -6,7 +6,11 @@
  * header copy. Bounds: the last `KEPT_REQUESTS_PER_ACCOUNT` per account; bodies, answers and header
  * values cut to `KEPT_BODY_CHARS`/`KEPT_HEADER_CHARS`; all accounts together at most
  * `JOURNAL_BUDGET_CHARS` of text, past which the largest journal gives up its oldest. In memory
- * only: a restart empties it. `authorization`, `proxy-authorization` and `cookie` are never kept.
+ * only: a restart empties it. `authorization`, `proxy-authorization` and `cookie` are never shown.
+ *
+ * The budget counts what the journal holds, not what it shows: a cut body or answer is a copy of
+ * its first 8 KiB (a slice would keep the whole text alive), and the URL and the request's headers
+ * count in full (they are kept as given, and cut only when listed).
  */
 import type { FaultAction, JournalEntryView } from '../../schemas/faults.js';
 import { pathMatcher } from './path-pattern.js';
@@ -24,8 +28,8 @@ const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie'
 interface Entry {
   id: string;
   method: string;
-  path: string;
-  query: string;
+  /** The URL as given (a transport's own string, bounded by it): path and query are read from it when listed. */
+  url: string;
   /** The request's own headers object (a transport's, fresh per request): filtered and cut when listed. */
   headers: Readonly<Record<string, string | undefined>>;
   bodyText: string | undefined;
@@ -64,19 +68,23 @@ export interface JournalRecord {
 /** The journals of every account. */
 export class RequestJournal {
   readonly #byAccount = new Map<string, Ring>();
+  readonly #budgetChars: number;
   #chars = 0;
   #next = 0;
 
+  /** `budgetChars`: characters kept by all journals together (`JOURNAL_BUDGET_CHARS`; smaller in tests). */
+  constructor({ budgetChars = JOURNAL_BUDGET_CHARS }: { budgetChars?: number } = {}) {
+    this.#budgetChars = budgetChars;
+  }
+
   /** Keeps one call of the account. */
   record(accountId: string, call: JournalRecord): void {
-    const queryAt = call.url.indexOf('?');
-    const bodyText = call.body === undefined || call.body === '' ? undefined : cut(call.body, KEPT_BODY_CHARS);
-    const responseText = call.responseBody === undefined || call.responseBody === '' ? undefined : cut(call.responseBody, KEPT_BODY_CHARS);
+    const bodyText = call.body === undefined || call.body === '' ? undefined : keptPart(call.body, KEPT_BODY_CHARS);
+    const responseText = call.responseBody === undefined || call.responseBody === '' ? undefined : keptPart(call.responseBody, KEPT_BODY_CHARS);
     const entry: Entry = {
       id: `req_${(this.#next++).toString(36).padStart(10, '0')}`,
       method: call.method,
-      path: queryAt === -1 ? call.url : call.url.slice(0, queryAt),
-      query: queryAt === -1 ? '' : call.url.slice(queryAt + 1, queryAt + 1 + KEPT_HEADER_CHARS),
+      url: call.url,
       // Kept as given, filtered and cut only when listed: a copy per call would cost every call.
       headers: call.headers,
       bodyText,
@@ -85,14 +93,13 @@ export class RequestJournal {
       fault: call.fault,
       receivedAtMs: call.receivedAtMs,
       durationMs: call.durationMs,
-      // Headers count as a fixed share: a transport bounds them (Node: 16 KiB in all).
-      chars: HEADER_CHARS_COUNTED + (bodyText?.length ?? 0) + (responseText?.length ?? 0) + call.url.length,
+      chars: ENTRY_CHARS_COUNTED + headerChars(call.headers) + (bodyText?.length ?? 0) + (responseText?.length ?? 0) + call.url.length,
     };
     let journal = this.#byAccount.get(accountId);
     if (journal === undefined) this.#byAccount.set(accountId, (journal = new Ring()));
     const dropped = journal.push(entry);
     this.#chars += entry.chars - (dropped?.chars ?? 0);
-    while (this.#chars > JOURNAL_BUDGET_CHARS) {
+    while (this.#chars > this.#budgetChars) {
       const oldest = this.#largest()?.shift();
       if (oldest === undefined) break;
       this.#chars -= oldest.chars;
@@ -109,7 +116,7 @@ export class RequestJournal {
     for (const entry of journal?.newestFirst() ?? []) {
       if (found.length >= limit) break;
       if (filter.method !== undefined && entry.method !== filter.method.toUpperCase()) continue;
-      if (matchesPath !== undefined && !matchesPath(entry.path)) continue;
+      if (matchesPath !== undefined && !matchesPath(pathOf(entry.url))) continue;
       if (filter.status !== undefined && entry.status !== filter.status) continue;
       if (sinceMs !== undefined && entry.receivedAtMs < sinceMs) continue;
       found.push(viewOf(entry));
@@ -133,8 +140,19 @@ export class RequestJournal {
   }
 }
 
-/** Characters a call's headers count for in the budget. */
-const HEADER_CHARS_COUNTED = 1024;
+/** Characters an entry counts for besides its texts: its own object and the headers' (names and values count apart). */
+const ENTRY_CHARS_COUNTED = 256;
+
+/** The characters of a headers object's names and values: what keeping it as given holds. */
+function headerChars(headers: Readonly<Record<string, string | undefined>>): number {
+  let chars = 0;
+  for (const name in headers) {
+    const value: unknown = headers[name];
+    // Node gives repeated `set-cookie` headers as an array.
+    chars += name.length + (typeof value === 'string' ? value.length : value === undefined ? 0 : String(value).length);
+  }
+  return chars;
+}
 
 /** One account's calls: a ring of the last KEPT_REQUESTS_PER_ACCOUNT, so keeping one costs no copy. */
 class Ring {
@@ -182,11 +200,12 @@ function viewOf(entry: Entry): JournalEntryView {
     if (value === undefined || SECRET_HEADERS.has(name.toLowerCase()) || count++ >= KEPT_HEADERS) continue;
     headers[name] = cut(String(value), KEPT_HEADER_CHARS);
   }
+  const queryAt = entry.url.indexOf('?');
   return {
     id: entry.id,
     method: entry.method,
-    path: entry.path,
-    query: Object.fromEntries(new URLSearchParams(entry.query)),
+    path: pathOf(entry.url),
+    query: Object.fromEntries(new URLSearchParams(queryAt === -1 ? '' : entry.url.slice(queryAt + 1, queryAt + 1 + KEPT_HEADER_CHARS))),
     headers,
     body: parsed(entry.bodyText),
     status: entry.status,
@@ -207,6 +226,23 @@ function parsed(text: string | undefined): unknown {
   }
 }
 
+function pathOf(url: string): string {
+  const queryAt = url.indexOf('?');
+  return queryAt === -1 ? url : url.slice(0, queryAt);
+}
+
 function cut(text: string, chars: number): string {
   return text.length <= chars ? text : text.slice(0, chars);
+}
+
+/**
+ * The text's first `chars` characters as a string of their own. A slice may be a view into the
+ * whole text (V8 makes one of any slice of 13 characters or more), keeping all of it alive for as
+ * long as the slice is kept: a 1 MB body cut to 8 KiB would still hold 1 MB. Joined to another
+ * string and sliced again, the cut part is first copied flat (V8 flattens a joined string before
+ * slicing it), and the result refers to that copy only. Plain JavaScript, so browsers run it too.
+ */
+function keptPart(text: string, chars: number): string {
+  if (text.length <= chars) return text;
+  return (' ' + text.slice(0, chars)).slice(1);
 }

@@ -14,5 +14,5 @@ import { webhookRoutes } from './webhook-routes.js';
 
 /** The routes of a sandbox with `settings`: v1 and the health check, and the controls unless turned off. */
 export function routeTable(settings: SandboxSettings): EngineRoute[] {
-  return [...v1Routes(settings), ...(settings.controls ? [...controlRoutes(), ...webhookRoutes(), ...payPageRoutes(), ...accountRoutes(), ...walletRoutes(), ...resilienceRoutes()] : [])];
+  return [...v1Routes(settings), ...(settings.controls ? [...controlRoutes(), ...webhookRoutes(settings), ...payPageRoutes(), ...accountRoutes(), ...walletRoutes(), ...resilienceRoutes()] : [])];
 }

@@ -13,7 +13,9 @@ import {
   type WebhookEndpoint,
 } from '../../schemas/webhooks.js';
 import type { Caller } from '../accounts/accounts.js';
+import type { SandboxSettings } from '../settings.js';
 import { toDeliveryView, toEndpointView, toEventView, type EndpointRecord } from '../store/webhook-records.js';
+import { endpointUrlProblems } from '../webhooks/webhook-endpoints.js';
 import { declareBody, declareQuery } from '../pipeline/route.js';
 import { DEFAULT_LIST_LIMIT, LIST_LIMIT } from '../../schemas/list-limit.js';
 import { route, type EngineRoute } from './route-deps.js';
@@ -21,15 +23,20 @@ import { route, type EngineRoute } from './route-deps.js';
 /** An id a list may be filtered by. */
 const ID_FILTER = { type: 'string', minLength: 1, maxLength: 256 } as const;
 
-/** The webhook routes. */
-export function webhookRoutes(): EngineRoute[] {
+/** The webhook routes of a sandbox with these settings (its address policy checks endpoint URLs). */
+export function webhookRoutes(settings: SandboxSettings): EngineRoute[] {
   return [
     route({
       name: 'createWebhookEndpoint',
       method: 'POST',
       path: '/sandbox/v1/webhook-endpoints',
       access: 'create',
-      body: declareBody<CreateEndpointBody>({ schema: createEndpointBodySchema, what: 'webhook endpoint' }),
+      body: declareBody<CreateEndpointBody>({
+        schema: createEndpointBodySchema,
+        what: 'webhook endpoint',
+        // The URL's scheme and host, named in the same answer as the schema's problems.
+        check: (body) => endpointUrlProblems(body, settings.webhookAllowedHosts),
+      }),
       answer: { status: 201, schema: webhookEndpointSchema },
       handle: async ({ caller, body }, { endpoints }) => {
         const endpoint = await endpoints.register(caller.account.id, body);

@@ -6,7 +6,7 @@
  * resolves nothing) and what it resolves to is checked at each attempt.
  */
 import { base64 } from '@scure/base';
-import { EVENT_TYPES, type CreateEndpointBody } from '../../schemas/webhooks.js';
+import { createEndpointBodySchema, EVENT_TYPES, type CreateEndpointBody } from '../../schemas/webhooks.js';
 import type { ConfiguredEndpoint } from '../accounts/accounts.js';
 import { newId } from '../ids.js';
 import { ApiError, type ErrorDetail } from '../errors/errors.js';
@@ -110,6 +110,18 @@ export class WebhookEndpoints {
 /** A new endpoint secret: `whsec_` and 24 random bytes in base64, as Standard Webhooks has them. */
 export function newWebhookSecret(random: RandomSource): string {
   return `whsec_${base64.encode(random.bytes(24))}`;
+}
+
+/**
+ * The problems of a create body's `url` under the address policy, whatever else the body has
+ * wrong: the route looks for them with its schema's, so one answer names every wrong field. A URL
+ * the schema already refuses (not a string, empty, too long) is left to it.
+ */
+export function endpointUrlProblems(body: unknown, policy: WebhookAddressPolicy): ErrorDetail[] {
+  const url = (body as { url?: unknown } | null | undefined)?.url;
+  if (typeof url !== 'string' || url === '' || url.length > createEndpointBodySchema.properties.url.maxLength) return [];
+  const problem = webhookUrlProblem(url, policy);
+  return problem === undefined ? [] : [problem];
 }
 
 /** What is wrong with a webhook URL under the address policy, or undefined. */
