@@ -10,10 +10,8 @@ import {
   webhookEventSchema,
   type CreateEndpointBody,
   type EventType,
-  type WebhookEndpoint,
 } from '../../schemas/webhooks.js';
-import type { Caller } from '../accounts/accounts.js';
-import { toDeliveryView, toEndpointView, toEventView, type EndpointRecord } from '../webhooks/records.js';
+import { toDeliveryView, toEndpointView, toEventView } from '../webhooks/records.js';
 import { declareBody, declareQuery } from '../pipeline/route.js';
 import { DEFAULT_LIST_LIMIT, LIST_LIMIT } from '../../schemas/list-limit.js';
 import { route, type EngineRoute } from './route-deps.js';
@@ -33,7 +31,7 @@ export function webhookRoutes(): EngineRoute[] {
       answer: { status: 201, schema: webhookEndpointSchema },
       handle: async ({ caller, body }, { endpoints }) => {
         const endpoint = await endpoints.register(caller.account.id, body);
-        return { status: 201, body: endpointViewFor(caller, endpoint), headers: { location: `/sandbox/v1/webhook-endpoints/${endpoint.id}` } };
+        return { status: 201, body: toEndpointView(endpoint), headers: { location: `/sandbox/v1/webhook-endpoints/${endpoint.id}` } };
       },
     }),
     route({
@@ -45,7 +43,7 @@ export function webhookRoutes(): EngineRoute[] {
       answer: { status: 200, schema: webhookEndpointListSchema },
       handle: ({ caller, query: { limit } }, { endpoints }) => {
         const newestFirst = endpoints.list(caller.account.id).reverse().slice(0, limit ?? DEFAULT_LIST_LIMIT);
-        return { status: 200, body: { data: newestFirst.map((endpoint) => endpointViewFor(caller, endpoint)) } };
+        return { status: 200, body: { data: newestFirst.map((endpoint) => toEndpointView(endpoint)) } };
       },
     }),
     route({
@@ -55,7 +53,7 @@ export function webhookRoutes(): EngineRoute[] {
       access: 'read',
       answer: { status: 200, schema: webhookEndpointSchema },
       errors: ['webhook_endpoint_not_found'],
-      handle: ({ caller, params }, { endpoints }) => ({ status: 200, body: endpointViewFor(caller, endpoints.get(caller.account.id, params.id!)) }),
+      handle: ({ caller, params }, { endpoints }) => ({ status: 200, body: toEndpointView(endpoints.get(caller.account.id, params.id!)) }),
     }),
     route({
       name: 'deleteWebhookEndpoint',
@@ -115,12 +113,4 @@ export function webhookRoutes(): EngineRoute[] {
       },
     }),
   ];
-}
-
-/** An endpoint as `caller` may see it: its signing secret only for a key that may create. */
-function endpointViewFor(caller: Caller, endpoint: EndpointRecord): WebhookEndpoint {
-  const view = toEndpointView(endpoint);
-  if (caller.permissions.has('create')) return view;
-  const { secret: _hidden, ...withoutSecret } = view;
-  return withoutSecret;
 }

@@ -1,13 +1,14 @@
 /**
  * Test wallets, an offline NWC faucet: made, funded, listed and removed per account through the
  * control API (`/sandbox/v1/wallets`); they pay over NIP-47 through the ledger. Each has its own
- * Nostr identity and a connection secret, shown in its `nwcUrl` to the keys of its account.
+ * Nostr identity and a connection secret, shown in its `nwcUrl` to the `create` keys of its account.
  */
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { Listeners } from '../events/listeners.js';
 import { newId } from '../ids.js';
 import { ApiError } from '../pipeline/errors.js';
+import { Secret, type WithSecrets } from '../pipeline/secret.js';
 import type { RandomSource, SandboxStore, WallClock } from '../ports.js';
 import { MAX_WALLET_BALANCE_SATS, type WalletView } from '../../schemas/wallets.js';
 import { nwcUrlOf } from './nwc-url.js';
@@ -98,13 +99,18 @@ export class TestWallets {
     for (const wallet of wallets) this.#listeners.emit({ removed: wallet });
   }
 
-  /** The wallet as the API shows it: balance in whole sats, and its NWC URL. */
-  view(wallet: WalletRecord): WalletView {
+  /**
+   * The wallet as the API shows it: balance in whole sats, its public key, and its NWC URL as a
+   * secret (written for keys that may see secrets only: `core/pipeline/secret.ts`).
+   */
+  view(wallet: WalletRecord): WithSecrets<WalletView, 'nwcUrl'> {
+    const walletPubkey = nostrPubkeyOf(wallet.serviceSecret);
     return {
       id: wallet.id,
       name: wallet.name,
       balance: Math.floor(wallet.balanceMsats / 1000),
-      nwcUrl: nwcUrlOf(nostrPubkeyOf(wallet.serviceSecret), this.#deps.relayUrl(), wallet.clientSecret),
+      walletPubkey,
+      nwcUrl: new Secret(nwcUrlOf(walletPubkey, this.#deps.relayUrl(), wallet.clientSecret)),
       createdAt: wallet.createdAt,
     };
   }
