@@ -10,10 +10,10 @@ import { newId } from '../ids.js';
 import { ApiError } from '../pipeline/errors.js';
 import { Secret, type WithSecrets } from '../pipeline/secret.js';
 import type { RandomSource, SandboxStore, WallClock } from '../ports.js';
-import { MAX_WALLET_BALANCE_SATS, type WalletView } from '../../schemas/wallets.js';
+import type { WalletView } from '../../schemas/wallets.js';
 import { nwcUrlOf } from './nwc-url.js';
 import { nostrPubkeyOf } from './wallet-keys.js';
-import { MAX_TEST_WALLETS_PER_ACCOUNT } from './wallet-limits.js';
+import { canReceive, MAX_TEST_WALLETS_PER_ACCOUNT, MAX_WALLET_BALANCE_WORDS } from './wallet-limits.js';
 import type { WalletRecord } from './wallet-records.js';
 
 /** What test wallets need. */
@@ -77,12 +77,11 @@ export class TestWallets {
   /** Adds `amount` sats; 400 past the largest balance. */
   async topUp(accountId: string, id: string, amount: number): Promise<WalletRecord> {
     const wallet = this.get(accountId, id);
-    const balanceMsats = wallet.balanceMsats + amount * 1000;
-    if (balanceMsats > MAX_WALLET_BALANCE_SATS * 1000) {
-      const message = `amount would take the balance past ${MAX_WALLET_BALANCE_SATS.toLocaleString('en-US')} sats, the most a test wallet holds`;
+    if (!canReceive(wallet.balanceMsats, amount * 1000)) {
+      const message = `amount would take the balance past ${MAX_WALLET_BALANCE_WORDS}, the most a test wallet holds`;
       throw new ApiError('invalid_request', `Invalid top-up: ${message}.`, [{ field: 'amount', code: 'above_maximum', message }]);
     }
-    const next = { ...wallet, balanceMsats };
+    const next = { ...wallet, balanceMsats: wallet.balanceMsats + amount * 1000 };
     await this.#deps.store.commit({ wallets: [next] });
     return next;
   }
