@@ -6,7 +6,7 @@
  * relay) and the in-process wallets (MSW) call it, and publish the notifications it emits.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { newId } from '../ids.js';
 import { cryptoRandom } from '../random.js';
 import { Listeners } from '../events/listeners.js';
@@ -31,6 +31,11 @@ export interface WalletRef {
 export interface MakeInvoiceParams {
   amountMsats: number;
   description?: string;
+  /**
+   * Hex SHA-256 of a description kept elsewhere (NIP-47 `description_hash`): the invoice commits to
+   * it (`h`, no `d`), as payers of an LNURL-pay server's invoices check.
+   */
+  descriptionHash?: string;
   /** Seconds; 1 hour when absent. */
   expirySeconds?: number;
 }
@@ -101,13 +106,17 @@ export class WalletLedger {
     const createdAt = Math.floor(clocks.now(wallet.accountId) / 1000);
     const preimage = random.bytes(32);
     const paymentHash = sha256(preimage);
-    const description = params.description ?? '';
+    const { descriptionHash } = params;
+    if (descriptionHash !== undefined && !/^[0-9a-f]{64}$/.test(descriptionHash)) throw new WalletError('OTHER', 'description_hash must be 64 lower-case hex characters');
+    // With a hash, the description is only what was given (none: none), as the invoice has no `d`.
+    const description = params.description ?? (descriptionHash !== undefined ? undefined : '');
     const invoice = invoices.issue({
       amountSats,
       timestampSeconds: createdAt,
       paymentHash,
       paymentSecret: random.bytes(32),
-      description,
+      description: description ?? '',
+      ...(descriptionHash !== undefined ? { descriptionHash: hexToBytes(descriptionHash) } : {}),
       expirySeconds,
       nodePrivateKey: wallet.nodeKey,
     });
@@ -119,7 +128,8 @@ export class WalletLedger {
       type: 'incoming',
       state: 'pending',
       invoice,
-      description,
+      ...(description !== undefined ? { description } : {}),
+      ...(descriptionHash !== undefined ? { descriptionHash } : {}),
       preimage: bytesToHex(preimage),
       paymentHash: bytesToHex(paymentHash),
       amountMsats: amountSats * 1000,
@@ -228,6 +238,7 @@ export class WalletLedger {
         state: 'settled',
         invoice,
         ...(request !== undefined ? { description: request.description } : walletInvoice?.description !== undefined ? { description: walletInvoice.description } : {}),
+        ...(walletInvoice?.descriptionHash !== undefined ? { descriptionHash: walletInvoice.descriptionHash } : {}),
         preimage,
         paymentHash,
         amountMsats,
