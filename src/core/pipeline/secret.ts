@@ -6,10 +6,14 @@
  * checks a permission to hide a secret, and a new route that shows a record holding one cannot
  * forget to: the rule is applied where every answer is written.
  */
-import type { KeyHolder } from '../accounts/accounts.js';
 
 /** Whether answers being written now may show secrets; true only inside `writeAnswerJson` for such a key. */
 let secretsShown = false;
+
+/** The caller as this rule needs it: what its key may do (an `accounts/accounts.ts` KeyHolder; a leaf here, so no import circle). */
+export interface SecretViewer {
+  permissions: ReadonlySet<string>;
+}
 
 /** A secret of an answer: shown to keys that may see secrets, left out (the whole field) for others. */
 export class Secret {
@@ -33,7 +37,7 @@ export type WithSecrets<T, K extends keyof T> = Omit<T, K> & { [P in K]: Secret 
  * the wallets and endpoints). A read-only key, a key of the accounts API alone and public pages
  * never do (CONTRACT.md: a read-only key never sees a secret).
  */
-export function maySeeSecrets(caller: KeyHolder | undefined): boolean {
+export function maySeeSecrets(caller: SecretViewer | undefined): boolean {
   return caller?.permissions.has('create') === true;
 }
 
@@ -41,7 +45,7 @@ export function maySeeSecrets(caller: KeyHolder | undefined): boolean {
  * An answer's JSON as `caller` may see it: its secrets written for a key that may see them, left
  * out otherwise. Synchronous, so no other answer is written meanwhile.
  */
-export function writeAnswerJson(body: unknown, caller: KeyHolder | undefined): string {
+export function writeAnswerJson(body: unknown, caller: SecretViewer | undefined): string {
   secretsShown = maySeeSecrets(caller);
   try {
     return JSON.stringify(body);
