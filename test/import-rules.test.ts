@@ -21,7 +21,7 @@ const ENGINE_PACKAGES = [/^@noble\//, /^@scure\//, /^ajv$/, /^standardwebhooks$/
  * one of its own layer or above. ARCHITECTURE.md draws this list (top first) with a sentence each.
  */
 const CORE_LAYERS: readonly (readonly string[])[] = [
-  ['settings', 'listeners'],
+  ['settings', 'listeners', 'secret'],
   ['errors'],
   ['ports', 'store'],
   ['ids', 'random'],

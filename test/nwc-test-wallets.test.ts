@@ -46,6 +46,7 @@ interface WalletBody {
   id: string;
   name: string | null;
   balance: number;
+  walletPubkey: string;
   nwcUrl: string;
   createdAt: string;
 }
@@ -333,12 +334,13 @@ describe('the HTTP API of test wallets', () => {
     const made = await server.api('/sandbox/v1/wallets', { body: { balance: 4_000, name: 'checkout tests' } });
     expect(made.status).toBe(201);
     const wallet = made.body as WalletBody;
-    expect(wallet).toEqual({ id: expect.stringMatching(/^wal_/), name: 'checkout tests', balance: 4_000, nwcUrl: expect.any(String), createdAt: expect.any(String) });
+    expect(wallet).toEqual({ id: expect.stringMatching(/^wal_/), name: 'checkout tests', balance: 4_000, walletPubkey: expect.any(String), nwcUrl: expect.any(String), createdAt: expect.any(String) });
     expect(made.headers.get('location')).toBe(`/sandbox/v1/wallets/${wallet.id}`);
     const relayUrl = `${server.url.replace(/^http/, 'ws')}/nostr`;
     const point = parseNwcUrl(wallet.nwcUrl);
     expect(point.relay).toBe(relayUrl);
     expect(point.walletPubkey).toMatch(/^[0-9a-f]{64}$/);
+    expect(point.walletPubkey).toBe(wallet.walletPubkey);
     expect(point.secret).toMatch(/^[0-9a-f]{64}$/);
     expect(Math.abs(Date.parse(wallet.createdAt) - Date.now())).toBeLessThan(60_000);
     // A name is optional.

@@ -27,6 +27,11 @@ export interface InvoiceInput {
   /** 32 bytes, random per invoice. */
   paymentSecret: Uint8Array;
   description: string;
+  /**
+   * 32 bytes: the SHA-256 of a description kept elsewhere (NIP-47 `description_hash`, an LNURL-pay
+   * server's metadata). When given, the invoice carries it as `h` and no `d`, whatever `description` is.
+   */
+  descriptionHash?: Uint8Array;
   expirySeconds: number;
   /** The key of the node that would be paid: the service's, or the account's connected wallet's. */
   nodePrivateKey: Uint8Array;

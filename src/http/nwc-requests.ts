@@ -2,8 +2,8 @@
  * The dashboard's recent NIP-47 requests: every request a sandbox-run wallet answers (the
  * `onNwcRequest` of `createNodeSandbox`) goes into a small ring per wallet pubkey, in memory, and
  * `GET /dashboard/api/nwc-requests` shows an account those of its own wallets: its connected
- * wallet (the `walletPubkey` of `GET /sandbox/v1/wallet`) and its test wallets (the host of each
- * `nwcUrl` of `GET /sandbox/v1/wallets`).
+ * wallet (the `walletPubkey` of `GET /sandbox/v1/wallet`) and its test wallets (the
+ * `walletPubkey` of each of `GET /sandbox/v1/wallets`).
  *
  * The route asks the engine for both with the caller's own Authorization header, so it knows the
  * same keys and grants the same access as they do (any key of the account: `read`), and its
@@ -18,7 +18,6 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { RequestHandler } from '../core/pipeline/handler.js';
-import { pointOfNwcUrl } from '../core/wallets/nwc-url.js';
 import type { NwcRequestRecord } from '../nostr/nwc/wallet-service.js';
 import { NWC_REQUESTS_KEPT_PER_WALLET, type NwcRequestList, type NwcRequestView } from '../schemas/nwc-requests.js';
 import type { WalletConnectionView, WalletView } from '../schemas/wallets.js';
@@ -122,8 +121,7 @@ export function registerNwcRequests(app: FastifyInstance, handle: RequestHandler
     const whose = new Map<string, NwcRequestView['wallet']>();
     if (connection.status === 200) whose.set((JSON.parse(connection.body) as WalletConnectionView).walletPubkey, { type: 'connection' });
     for (const wallet of (JSON.parse(wallets.body) as { data: WalletView[] }).data) {
-      const { walletPubkey } = pointOfNwcUrl(wallet.nwcUrl);
-      if (walletPubkey !== '') whose.set(walletPubkey, { type: 'test', id: wallet.id, name: wallet.name });
+      whose.set(wallet.walletPubkey, { type: 'test', id: wallet.id, name: wallet.name });
     }
     const data = (log?.recent(whose.keys()) ?? []).map((record) => view(record, whose.get(record.walletPubkey)!));
     const answer: NwcRequestList = { data, connected: connection.status === 200, recording: log !== undefined };

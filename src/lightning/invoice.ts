@@ -37,11 +37,16 @@ export function createInvoice(input: InvoiceInput, nodePrivateKey: Uint8Array, s
   if (!Number.isSafeInteger(expirySeconds) || expirySeconds < 1) {
     throw new RangeError(`expirySeconds must be a positive whole number, got ${expirySeconds}`);
   }
+  const { descriptionHash } = input;
+  if (descriptionHash !== undefined && descriptionHash.length !== 32) throw new RangeError(`descriptionHash must be 32 bytes, got ${descriptionHash.length}`);
   const descriptionBytes = utf8ToBytes(description);
+  // Exactly one of d/h (BOLT #11): a given hash wins; a description too long for `d` goes as its hash.
   const descriptionField: TaggedField =
-    descriptionBytes.length <= MAX_DESCRIPTION_BYTES
-      ? { tag: 'd', words: bytesToWords(descriptionBytes) }
-      : { tag: 'h', words: bytesToWords(sha256(descriptionBytes)) };
+    descriptionHash !== undefined
+      ? { tag: 'h', words: bytesToWords(descriptionHash) }
+      : descriptionBytes.length <= MAX_DESCRIPTION_BYTES
+        ? { tag: 'd', words: bytesToWords(descriptionBytes) }
+        : { tag: 'h', words: bytesToWords(sha256(descriptionBytes)) };
   const fields: TaggedField[] = [
     { tag: 'p', words: bytesToWords(paymentHash) },
     { tag: 's', words: bytesToWords(paymentSecret) },

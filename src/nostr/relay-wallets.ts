@@ -305,10 +305,11 @@ class RelayWallets implements ConnectedWallets {
     };
     return {
       getInfo: () => info,
-      makeInvoice: async ({ amount, description, expiry }) => {
+      makeInvoice: async ({ amount, description, description_hash, expiry }) => {
         const made = await ledger.makeInvoice(ref, {
           amountMsats: amount,
           ...(description !== undefined ? { description } : {}),
+          ...(description_hash !== undefined ? { descriptionHash: description_hash } : {}),
           ...(expiry !== undefined ? { expirySeconds: expiry } : {}),
         });
         return toNip47Transaction(made, made.createdAt);

@@ -49,13 +49,18 @@ export interface TopUpBody {
 export const walletSchema = {
   $id: 'https://lnpr-sandbox.dev/schemas/sandbox/wallet.json',
   type: 'object',
-  required: ['id', 'name', 'balance', 'nwcUrl', 'createdAt'],
+  required: ['id', 'name', 'balance', 'walletPubkey', 'createdAt'],
   additionalProperties: false,
   properties: {
     id: { type: 'string', pattern: '^wal_\\S+$' },
     name: { type: ['string', 'null'] },
     balance: { type: 'integer', minimum: 0, description: 'Sats (whole; a fraction of a sat received over NIP-47 is not shown).' },
-    nwcUrl: { type: 'string', pattern: '^nostr\\+walletconnect://[0-9a-f]{64}\\?' },
+    walletPubkey: { type: 'string', pattern: '^[0-9a-f]{64}$', description: "The wallet's Nostr public key (the host of its `nwcUrl`): no secret." },
+    nwcUrl: {
+      type: 'string',
+      pattern: '^nostr\\+walletconnect://[0-9a-f]{64}\\?',
+      description: 'The connection with its secret: shown to keys with `create` only (a read-only key never sees it).',
+    },
     createdAt: { type: 'string', pattern: ISO_UTC_MILLIS_PATTERN },
   },
 } as const;
@@ -64,7 +69,9 @@ export interface WalletView {
   id: string;
   name: string | null;
   balance: number;
-  nwcUrl: string;
+  walletPubkey: string;
+  /** Holds the connection's secret: keys with `create` only. */
+  nwcUrl?: string;
   createdAt: string;
 }
 

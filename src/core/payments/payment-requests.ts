@@ -48,6 +48,8 @@ interface InvoiceParts {
   invoice: string;
   paymentHash: string;
   preimage?: string;
+  /** The invoice's timestamp (Unix seconds, the account's clock) when a sandbox-run wallet made it. */
+  stampedAtSeconds?: number;
 }
 
 /** Creates and reads payment requests on behalf of callers. */
@@ -64,11 +66,16 @@ export class PaymentRequests {
     const { account } = caller;
     // Whole seconds, because the invoice's timestamp is: `createdAt` and the invoice then agree
     // exactly, and so do `expiresAt` and the invoice's timestamp + expiry.
-    const createdAtMs = Math.floor(clocks.now(account.id) / 1000) * 1000;
+    const startedAtMs = Math.floor(clocks.now(account.id) / 1000) * 1000;
     const expiresIn = body.expiresIn ?? settings.defaultExpiresIn;
     const invoiced = account.isNwc
       ? await this.#connectedInvoice(caller, body, expiresIn)
-      : this.#serviceInvoice(body, expiresIn, createdAtMs);
+      : this.#serviceInvoice(body, expiresIn, startedAtMs);
+    // A sandbox-run wallet stamped its invoice when it made it, after the clock was read above (the
+    // request went over the relay meanwhile, maybe into the next second): that moment is the
+    // request's, so the invoice's timestamp and expiry are `createdAt` and `expiresAt` exactly.
+    const createdAtMs = invoiced.stampedAtSeconds !== undefined ? invoiced.stampedAtSeconds * 1000 : startedAtMs;
+    const { stampedAtSeconds: _stamped, ...invoiceParts } = invoiced;
     const createdAt = new Date(createdAtMs).toISOString();
     const id = newPaymentRequestId(random);
     const scheduledOutcome = rules.scheduleFor(
@@ -84,7 +91,7 @@ export class PaymentRequests {
       destinationWallet: body.destinationWallet,
       ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
       expiresIn,
-      ...invoiced,
+      ...invoiceParts,
       isNwc: account.isNwc,
       // The relay of the account's connection (the sandbox's own for a wallet it runs).
       ...(account.isNwc ? { nwcRelay: this.#deps.connectedWallets.connection(account).relay } : {}),
@@ -124,8 +131,12 @@ export class PaymentRequests {
     const { connectedWallets, store } = this.#deps;
     try {
       const made = await connectedWallets.makeInvoice(caller.account, { amountMsats: body.amount * 1000, description: body.description, expirySeconds: expiresIn });
-      const preimage = store.findWalletInvoice(made.paymentHash)?.preimage;
-      return { invoice: made.invoice, paymentHash: made.paymentHash, ...(preimage !== undefined ? { preimage } : {}) };
+      const own = store.findWalletInvoice(made.paymentHash);
+      const preimage = own?.preimage;
+      // Its stamp is on this account's clock only if the wallet is this account's (a test wallet of
+      // another account, named by an accounts file's nwcUrl, keeps its own clock).
+      const stamped = own !== undefined && own.invoice === made.invoice && own.accountId === caller.account.id;
+      return { invoice: made.invoice, paymentHash: made.paymentHash, ...(preimage !== undefined ? { preimage } : {}), ...(stamped ? { stampedAtSeconds: own.createdAt } : {}) };
     } catch (error) {
       if (!(error instanceof WalletError)) throw error;
       const message = `the wallet answered ${error.code}: ${error.message}`.slice(0, 500);

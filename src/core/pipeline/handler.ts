@@ -4,11 +4,12 @@
  * every failure the one error shape. So the Fastify server and the MSW handlers only translate and
  * answer byte for byte alike.
  */
-import { requireAccount, requirePermission, type AccountDirectory } from '../accounts/accounts.js';
+import { requireAccount, requirePermission, type AccountDirectory, type KeyHolder } from '../accounts/accounts.js';
 import { ApiError } from '../errors/errors.js';
 import { bodyReader, queryReader, type BodyReader, type QueryReader } from './input-readers.js';
 import { JsonText } from './json-text.js';
 import type { AnyRoute } from './route.js';
+import { writeAnswerJson } from '../secret.js';
 import { MethodNotAllowed, Router } from './router.js';
 import type { ApiRequest, ApiResponse, RouteReply } from './messages.js';
 
@@ -68,7 +69,7 @@ export function createRequestHandler<Deps>(routes: ReadonlyArray<AnyRoute<Deps>>
       }
       const body = prepared.readBody?.(request);
       const query = prepared.readQuery?.(request.url);
-      return serialize(await route.handle({ caller, params, body, query, request }, deps), method);
+      return serialize(await route.handle({ caller, params, body, query, request }, deps), method, caller);
     } catch (error) {
       return serialize(errorReply(error, request, onUnexpectedError), method);
     }
@@ -102,12 +103,13 @@ function errorReply(
   return { status: error.status, body: error.toBody(), headers };
 }
 
-function serialize(reply: RouteReply, method: string): ApiResponse {
+/** The response of `reply`; its secrets (`secret.ts`) written only if `caller` may see them. */
+function serialize(reply: RouteReply, method: string, caller?: KeyHolder): ApiResponse {
   const hasBody = reply.body !== undefined && method !== 'HEAD';
   return {
     status: reply.status,
     headers: { ...(reply.body !== undefined ? JSON_HEADERS : {}), ...reply.headers },
-    body: !hasBody ? '' : reply.body instanceof JsonText ? reply.body.text : JSON.stringify(reply.body),
+    body: !hasBody ? '' : reply.body instanceof JsonText ? reply.body.text : writeAnswerJson(reply.body, caller),
   };
 }
 

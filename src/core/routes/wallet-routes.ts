@@ -1,7 +1,7 @@
 /**
  * Test wallets (`/sandbox/v1/wallets`), an offline NWC faucet, and the account's own wallet
- * connection (`/sandbox/v1/wallet`). Any key of an account reads them; `create` changes them and
- * alone sees a connection's secret (its `nwcUrl`).
+ * connection (`/sandbox/v1/wallet`). Any key of an account reads them; `create` changes them. A
+ * connection's secret (its `nwcUrl`) is a `Secret`: the pipeline writes it for `create` keys only.
  */
 import {
   createWalletBodySchema,
@@ -17,6 +17,7 @@ import {
 } from '../../schemas/wallets.js';
 import { ApiError } from '../errors/errors.js';
 import { declareBody } from '../pipeline/route.js';
+import { Secret, type WithSecrets } from '../secret.js';
 import type { WalletFaults } from '../wallets/wallet-faults.js';
 import { route, type EngineRoute } from './route-deps.js';
 
@@ -100,7 +101,7 @@ export function walletRoutes(): EngineRoute[] {
       handle: ({ caller }, { connectedWallets }) => {
         if (!caller.account.isNwc) throw new ApiError('wallet_not_connected');
         const { nwcUrl, ...rest } = connectedWallets.connection(caller.account);
-        const view: WalletConnectionView = caller.permissions.has('create') ? { ...rest, nwcUrl } : rest;
+        const view: WithSecrets<Required<WalletConnectionView>, 'nwcUrl'> = { ...rest, nwcUrl: new Secret(nwcUrl) };
         return { status: 200, body: view };
       },
     }),

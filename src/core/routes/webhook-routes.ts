@@ -10,11 +10,9 @@ import {
   webhookEventSchema,
   type CreateEndpointBody,
   type EventType,
-  type WebhookEndpoint,
 } from '../../schemas/webhooks.js';
-import type { Caller } from '../accounts/accounts.js';
 import type { SandboxSettings } from '../settings.js';
-import { toDeliveryView, toEndpointView, toEventView, type EndpointRecord } from '../store/webhook-records.js';
+import { toDeliveryView, toEndpointView, toEventView } from '../store/webhook-records.js';
 import { endpointUrlProblems } from '../webhooks/webhook-endpoints.js';
 import { declareBody, declareQuery } from '../pipeline/route.js';
 import { DEFAULT_LIST_LIMIT, LIST_LIMIT } from '../../schemas/list-limit.js';
@@ -40,7 +38,7 @@ export function webhookRoutes(settings: SandboxSettings): EngineRoute[] {
       answer: { status: 201, schema: webhookEndpointSchema },
       handle: async ({ caller, body }, { endpoints }) => {
         const endpoint = await endpoints.register(caller.account.id, body);
-        return { status: 201, body: endpointViewFor(caller, endpoint), headers: { location: `/sandbox/v1/webhook-endpoints/${endpoint.id}` } };
+        return { status: 201, body: toEndpointView(endpoint), headers: { location: `/sandbox/v1/webhook-endpoints/${endpoint.id}` } };
       },
     }),
     route({
@@ -52,7 +50,7 @@ export function webhookRoutes(settings: SandboxSettings): EngineRoute[] {
       answer: { status: 200, schema: webhookEndpointListSchema },
       handle: ({ caller, query: { limit } }, { endpoints }) => {
         const newestFirst = endpoints.list(caller.account.id).reverse().slice(0, limit ?? DEFAULT_LIST_LIMIT);
-        return { status: 200, body: { data: newestFirst.map((endpoint) => endpointViewFor(caller, endpoint)) } };
+        return { status: 200, body: { data: newestFirst.map((endpoint) => toEndpointView(endpoint)) } };
       },
     }),
     route({
@@ -62,7 +60,7 @@ export function webhookRoutes(settings: SandboxSettings): EngineRoute[] {
       access: 'read',
       answer: { status: 200, schema: webhookEndpointSchema },
       errors: ['webhook_endpoint_not_found'],
-      handle: ({ caller, params }, { endpoints }) => ({ status: 200, body: endpointViewFor(caller, endpoints.get(caller.account.id, params.id!)) }),
+      handle: ({ caller, params }, { endpoints }) => ({ status: 200, body: toEndpointView(endpoints.get(caller.account.id, params.id!)) }),
     }),
     route({
       name: 'deleteWebhookEndpoint',
@@ -122,12 +120,4 @@ export function webhookRoutes(settings: SandboxSettings): EngineRoute[] {
       },
     }),
   ];
-}
-
-/** An endpoint as `caller` may see it: its signing secret only for a key that may create. */
-function endpointViewFor(caller: Caller, endpoint: EndpointRecord): WebhookEndpoint {
-  const view = toEndpointView(endpoint);
-  if (caller.permissions.has('create')) return view;
-  const { secret: _hidden, ...withoutSecret } = view;
-  return withoutSecret;
 }

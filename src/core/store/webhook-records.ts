@@ -4,6 +4,7 @@
  * fault, the request whose next event releases it). Records are values, replaced and never mutated.
  */
 import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../schemas/webhooks.js';
+import { Secret, type WithSecrets } from '../secret.js';
 
 /** An event as stored. */
 export interface EventRecord extends WebhookEvent {
@@ -34,9 +35,9 @@ export function toEventView({ id, type, timestamp, data }: EventRecord): Webhook
   return { id, type, timestamp, data };
 }
 
-/** What the control API shows of an endpoint. */
-export function toEndpointView({ id, url, events, faults, secret, createdAt }: EndpointRecord): WebhookEndpoint {
-  return { id, url, events, faults, secret, createdAt };
+/** What the control API shows of an endpoint; its signing secret for keys that may see secrets only (`core/pipeline/secret.ts`). */
+export function toEndpointView({ id, url, events, faults, secret, createdAt }: EndpointRecord): WithSecrets<Required<WebhookEndpoint>, 'secret'> {
+  return { id, url, events, faults, secret: new Secret(secret), createdAt };
 }
 
 /** What the control API shows of a delivery attempt. */

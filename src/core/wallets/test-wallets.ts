@@ -1,19 +1,20 @@
 /**
  * Test wallets, an offline NWC faucet: made, funded, listed and removed per account through the
  * control API (`/sandbox/v1/wallets`); they pay over NIP-47 through the ledger. Each has its own
- * Nostr identity and a connection secret, shown in its `nwcUrl` to the keys of its account.
+ * Nostr identity and a connection secret, shown in its `nwcUrl` to the `create` keys of its account.
  */
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { Listeners } from '../listeners.js';
 import { newId } from '../ids.js';
 import { ApiError } from '../errors/errors.js';
+import { Secret, type WithSecrets } from '../secret.js';
 import type { RandomSource, WallClock } from '../ports.js';
 import type { SandboxStore } from '../store/sandbox-store.js';
-import { MAX_WALLET_BALANCE_SATS, type WalletView } from '../../schemas/wallets.js';
+import type { WalletView } from '../../schemas/wallets.js';
 import { nwcUrlOf } from './nwc-url.js';
 import { nostrPubkeyOf } from './wallet-keys.js';
-import { MAX_TEST_WALLETS_PER_ACCOUNT } from './wallet-limits.js';
+import { canReceive, MAX_TEST_WALLETS_PER_ACCOUNT, MAX_WALLET_BALANCE_WORDS } from './wallet-limits.js';
 import type { WalletRecord } from '../store/wallet-records.js';
 
 /** What test wallets need. */
@@ -77,12 +78,11 @@ export class TestWallets {
   /** Adds `amount` sats; 400 past the largest balance. */
   async topUp(accountId: string, id: string, amount: number): Promise<WalletRecord> {
     const wallet = this.get(accountId, id);
-    const balanceMsats = wallet.balanceMsats + amount * 1000;
-    if (balanceMsats > MAX_WALLET_BALANCE_SATS * 1000) {
-      const message = `amount would take the balance past ${MAX_WALLET_BALANCE_SATS.toLocaleString('en-US')} sats, the most a test wallet holds`;
+    if (!canReceive(wallet.balanceMsats, amount * 1000)) {
+      const message = `amount would take the balance past ${MAX_WALLET_BALANCE_WORDS}, the most a test wallet holds`;
       throw new ApiError('invalid_request', `Invalid top-up: ${message}.`, [{ field: 'amount', code: 'above_maximum', message }]);
     }
-    const next = { ...wallet, balanceMsats };
+    const next = { ...wallet, balanceMsats: wallet.balanceMsats + amount * 1000 };
     await this.#deps.store.commit({ wallets: [next] });
     return next;
   }
@@ -99,13 +99,18 @@ export class TestWallets {
     for (const wallet of wallets) this.#listeners.emit({ removed: wallet });
   }
 
-  /** The wallet as the API shows it: balance in whole sats, and its NWC URL. */
-  view(wallet: WalletRecord): WalletView {
+  /**
+   * The wallet as the API shows it: balance in whole sats, its public key, and its NWC URL as a
+   * secret (written for keys that may see secrets only: `core/pipeline/secret.ts`).
+   */
+  view(wallet: WalletRecord): WithSecrets<WalletView, 'nwcUrl'> {
+    const walletPubkey = nostrPubkeyOf(wallet.serviceSecret);
     return {
       id: wallet.id,
       name: wallet.name,
       balance: Math.floor(wallet.balanceMsats / 1000),
-      nwcUrl: nwcUrlOf(nostrPubkeyOf(wallet.serviceSecret), this.#deps.relayUrl(), wallet.clientSecret),
+      walletPubkey,
+      nwcUrl: new Secret(nwcUrlOf(walletPubkey, this.#deps.relayUrl(), wallet.clientSecret)),
       createdAt: wallet.createdAt,
     };
   }

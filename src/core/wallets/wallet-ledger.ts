@@ -6,7 +6,7 @@
  * relay) and the in-process wallets (MSW) call it, and publish the notifications it emits.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { newId } from '../ids.js';
 import { cryptoRandom } from '../random.js';
 import { Listeners } from '../listeners.js';
@@ -17,6 +17,7 @@ import type { AccountClocks, InvoiceIssuer, RandomSource } from '../ports.js';
 import type { SandboxStore, StoreChange } from '../store/sandbox-store.js';
 import { toNip47Transaction, type Nip47Notification, type Nip47Transaction } from './nip47-transaction.js';
 import { WalletError } from '../payments/wallet-error.js';
+import { canReceive, MAX_WALLET_BALANCE_WORDS } from './wallet-limits.js';
 import { merchantWalletId, type WalletRecord, type WalletTransactionRecord } from '../store/wallet-records.js';
 
 /** A wallet the sandbox runs: a test wallet, or an NWC account's connected wallet. */
@@ -31,6 +32,11 @@ export interface WalletRef {
 export interface MakeInvoiceParams {
   amountMsats: number;
   description?: string;
+  /**
+   * Hex SHA-256 of a description kept elsewhere (NIP-47 `description_hash`): the invoice commits to
+   * it (`h`, no `d`), as payers of an LNURL-pay server's invoices check.
+   */
+  descriptionHash?: string;
   /** Seconds; 1 hour when absent. */
   expirySeconds?: number;
 }
@@ -84,10 +90,16 @@ export class WalletLedger {
       throw new WalletError('UNAUTHORIZED', 'this test wallet no longer exists');
     }
     // Past 2^53 msats (~90,000 BTC) a JSON number cannot hold every multiple of 1000: the nearest
-    // sat is taken there, as the amount cannot have been meant to the msat.
+    // sat is taken there (a merchant's connected wallet, whose payment requests may be that large),
+    // as the amount cannot have been meant to the msat.
     const exact = Number.isSafeInteger(params.amountMsats);
     if (!(params.amountMsats >= 1000) || (exact && params.amountMsats % 1000 !== 0) || (!exact && !Number.isFinite(params.amountMsats))) {
       throw new WalletError('OTHER', 'amount must be a whole number of sats: a multiple of 1000 msats, at least 1000');
+    }
+    // A test wallet refuses an invoice it could not be paid by: one that would take its balance past the cap.
+    const payee = wallet.walletId.startsWith('merchant:') ? undefined : store.getWallet(wallet.walletId);
+    if (payee !== undefined && !canReceive(payee.balanceMsats, params.amountMsats)) {
+      throw new WalletError('OTHER', `this wallet holds ${payee.balanceMsats} msats and cannot be paid ${params.amountMsats}: its balance would pass ${MAX_WALLET_BALANCE_WORDS}, the most a test wallet holds`);
     }
     const amountSats = Math.round(params.amountMsats / 1000);
     const expirySeconds = params.expirySeconds ?? DEFAULT_INVOICE_EXPIRY_SECONDS;
@@ -95,13 +107,17 @@ export class WalletLedger {
     const createdAt = Math.floor(clocks.now(wallet.accountId) / 1000);
     const preimage = random.bytes(32);
     const paymentHash = sha256(preimage);
-    const description = params.description ?? '';
+    const { descriptionHash } = params;
+    if (descriptionHash !== undefined && !/^[0-9a-f]{64}$/.test(descriptionHash)) throw new WalletError('OTHER', 'description_hash must be 64 lower-case hex characters');
+    // With a hash, the description is only what was given (none: none), as the invoice has no `d`.
+    const description = params.description ?? (descriptionHash !== undefined ? undefined : '');
     const invoice = invoices.issue({
       amountSats,
       timestampSeconds: createdAt,
       paymentHash,
       paymentSecret: random.bytes(32),
-      description,
+      description: description ?? '',
+      ...(descriptionHash !== undefined ? { descriptionHash: hexToBytes(descriptionHash) } : {}),
       expirySeconds,
       nodePrivateKey: wallet.nodeKey,
     });
@@ -113,7 +129,8 @@ export class WalletLedger {
       type: 'incoming',
       state: 'pending',
       invoice,
-      description,
+      ...(description !== undefined ? { description } : {}),
+      ...(descriptionHash !== undefined ? { descriptionHash } : {}),
       preimage: bytesToHex(preimage),
       paymentHash: bytesToHex(paymentHash),
       amountMsats: amountSats * 1000,
@@ -159,7 +176,8 @@ export class WalletLedger {
    * /sandbox/v1/pay`). Settles at once whatever the sandbox's own wallets wait for: a pending
    * payment request of any account (custodial: completed here; NWC: its connected wallet is
    * paid and reports it), or another test wallet's invoice. `fees_paid` is 0. Errors are NIP-47's:
-   * INSUFFICIENT_BALANCE, PAYMENT_FAILED for an invoice that is unknown, expired, paid or failed.
+   * INSUFFICIENT_BALANCE, PAYMENT_FAILED for an invoice that is unknown, expired, paid or failed,
+   * or whose payee's balance would pass the cap (`wallet-limits.ts`).
    */
   async pay(payer: WalletRecord | undefined, invoice: string): Promise<{ preimage: string; feesPaidMsats: number; paymentRequest?: PaymentRequestRecord }> {
     const paymentHash = this.#paymentHashOf(invoice, 'PAYMENT_FAILED');
@@ -190,6 +208,12 @@ export class WalletLedger {
     if (payer !== undefined && payer.balanceMsats < amountMsats) {
       throw new WalletError('INSUFFICIENT_BALANCE', `the wallet holds ${payer.balanceMsats} msats; the invoice asks ${amountMsats}`);
     }
+    // The payee's balance rule, checked as the money would arrive (its balance may have grown since
+    // it made the invoice): refused, nothing moves and the payer keeps its balance.
+    const payee = walletInvoice !== undefined ? store.getWallet(walletInvoice.walletId) : undefined;
+    if (payee !== undefined && !canReceive(payee.balanceMsats, amountMsats)) {
+      throw new WalletError('PAYMENT_FAILED', `the payee's wallet cannot receive ${amountMsats} msats: its balance would pass ${MAX_WALLET_BALANCE_WORDS}, the most a test wallet holds`);
+    }
     const change: StoreChange = { walletTransactions: [], wallets: [] };
     const notifications: Array<[string, Nip47Notification]> = [];
     let preimage: string;
@@ -198,7 +222,6 @@ export class WalletLedger {
       const settledAt = this.#nowSeconds(walletInvoice.accountId);
       const received: WalletTransactionRecord = { ...walletInvoice, state: 'settled', settledAt };
       change.walletTransactions!.push(received);
-      const payee = store.getWallet(walletInvoice.walletId);
       if (payee !== undefined && payee.id !== payer?.id) change.wallets!.push({ ...payee, balanceMsats: payee.balanceMsats + amountMsats });
       notifications.push([walletInvoice.walletId, { notification_type: 'payment_received', notification: toNip47Transaction(received, settledAt) }]);
     } else if (request!.preimage !== undefined) {
@@ -216,6 +239,7 @@ export class WalletLedger {
         state: 'settled',
         invoice,
         ...(request !== undefined ? { description: request.description } : walletInvoice?.description !== undefined ? { description: walletInvoice.description } : {}),
+        ...(walletInvoice?.descriptionHash !== undefined ? { descriptionHash: walletInvoice.descriptionHash } : {}),
         preimage,
         paymentHash,
         amountMsats,

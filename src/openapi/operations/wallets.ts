@@ -9,6 +9,7 @@ const walletExample = {
   id: 'wal_7Hc2Kq9LmXv4Rt8ZpB3nWs6Y',
   name: 'checkout e2e payer',
   balance: 100000,
+  walletPubkey,
   nwcUrl: `nostr+walletconnect://${walletPubkey}?relay=ws%3A%2F%2F127.0.0.1%3A3000%2Fnostr&secret=71a8c14c1407c113601079c4302dab36460f0ccd0ad506f1f2dc73b5100e4f3c`,
   createdAt: '2026-03-14T15:09:26.535Z',
 };
@@ -37,7 +38,7 @@ export const walletProse: ProseRecord = {
   listTestWallets: {
     tag,
     summary: "The account's test wallets",
-    description: 'Oldest first, with their balances (sats) and NWC URLs.',
+    description: 'Oldest first, with their balances (sats), public keys and NWC URLs (`nwcUrl` holds the secret: keys with `create` only; a read-only key never sees it).',
     answer: { description: 'The wallets.', examples: { one: { data: [walletExample] } } },
   },
   getTestWallet: {

@@ -190,14 +190,18 @@ export class WalletPanel {
     const balance = h('p', { class: 'wallet-balance', 'data-role': 'balance' }, `${sats.format(wallet.balance)} sats`);
     let secretShown: HTMLElement | undefined;
     const item: ShownWallet = { view: wallet, element: undefined as unknown as HTMLLIElement, balance, name };
-    const copy = copyButton(
-      'Copy NWC URL',
-      () => item.view.nwcUrl,
-      () => (secretShown ??= item.element.appendChild(h('p', { class: 'secret-reveal' }, h('code', {}, item.view.nwcUrl)))),
-      this.#elements.announce,
-      'NWC URL',
-    );
-    copy.setAttribute('aria-describedby', headingId);
+    // A key that may not create is never shown the URL (it holds the secret): nothing to copy.
+    const copy =
+      wallet.nwcUrl === undefined
+        ? null
+        : copyButton(
+            'Copy NWC URL',
+            () => item.view.nwcUrl ?? '',
+            () => (secretShown ??= item.element.appendChild(h('p', { class: 'secret-reveal' }, h('code', {}, item.view.nwcUrl ?? '')))),
+            this.#elements.announce,
+            'NWC URL',
+          );
+    copy?.setAttribute('aria-describedby', headingId);
     const remove = h('button', { type: 'button', class: 'warning', 'aria-describedby': headingId }, 'Delete');
     remove.onclick = () => void this.#delete(item.view);
     const amount = h('input', { id: inputId, name: 'amount', type: 'text', inputmode: 'numeric', spellcheck: 'false', autocomplete: 'off', value: '1000' });
@@ -215,7 +219,7 @@ export class WalletPanel {
       'li',
       { class: 'wallet', 'data-id': wallet.id, 'aria-labelledby': headingId },
       h('div', { class: 'wallet-head' }, name, balance),
-      h('p', { class: 'wallet-meta hint' }, h('code', {}, wallet.id), ' · wallet ', shortKey(walletPubkeyOf(wallet.nwcUrl))),
+      h('p', { class: 'wallet-meta hint' }, h('code', {}, wallet.id), ' · wallet ', shortKey(wallet.walletPubkey)),
       h('div', { class: 'wallet-actions' }, h('div', { class: 'button-group' }, copy, remove), topUp),
     );
     return item;
@@ -297,9 +301,4 @@ export class WalletPanel {
       }),
     );
   }
-}
-
-/** The wallet pubkey an NWC URL names (its host). */
-function walletPubkeyOf(nwcUrl: string): string {
-  return /^nostr\+walletconnect:\/\/([0-9a-f]{64})/.exec(nwcUrl)?.[1] ?? '';
 }
