@@ -67,7 +67,10 @@ describe('a body over the limit', () => {
  * `everyMs` until the server closes the connection (or `giveUpMs`): when it closed, how much was
  * sent, and what came back.
  */
-function sendUntilClosed(url: string, { contentLength, chunk, everyMs, giveUpMs }: { contentLength: number; chunk: number; everyMs: number; giveUpMs: number }) {
+function sendUntilClosed(
+  url: string,
+  { contentLength, chunk, everyMs, giveUpMs, chunked = false }: { contentLength: number; chunk: number; everyMs: number; giveUpMs: number; chunked?: boolean },
+) {
   const { hostname, port } = new URL(url);
   return new Promise<{ closedAfterMs: number; sent: number; answer: string; serverClosed: boolean }>((resolve) => {
     const started = Date.now();
@@ -75,7 +78,9 @@ function sendUntilClosed(url: string, { contentLength, chunk, everyMs, giveUpMs 
     let sent = 0;
     let answer = '';
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const data = Buffer.alloc(chunk, 'x');
+    const payload = Buffer.alloc(chunk, 'x');
+    // Chunked: no length announced, so only the bytes read can bound the lingering.
+    const data = chunked ? Buffer.concat([Buffer.from(`${chunk.toString(16)}\r\n`), payload, Buffer.from('\r\n')]) : payload;
     const finish = (serverClosed: boolean) => {
       clearTimeout(timer);
       clearTimeout(giveUp);
@@ -94,7 +99,7 @@ function sendUntilClosed(url: string, { contentLength, chunk, everyMs, giveUpMs 
     socket.on('connect', () => {
       socket.write(
         `POST /api/v1/payment-requests HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${KEYS.custodial}\r\n` +
-          `Content-Type: application/json\r\nContent-Length: ${contentLength}\r\n\r\n`,
+          `Content-Type: application/json\r\n${chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${contentLength}`}\r\n\r\n`,
       );
       pump();
     });
@@ -107,11 +112,18 @@ function sendUntilClosed(url: string, { contentLength, chunk, everyMs, giveUpMs 
 
 describe('the lingering close is bounded', () => {
   it('closes a connection whose body goes on past 16 MiB more', async () => {
-    const outcome = await sendUntilClosed(server.url, { contentLength: 256 * 1024 * 1024, chunk: 64 * 1024, everyMs: 0, giveUpMs: 20_000 });
+    const outcome = await sendUntilClosed(server.url, { contentLength: 256 * 1024 * 1024, chunk: 64 * 1024, everyMs: 0, giveUpMs: 20_000, chunked: true });
     expect(outcome.serverClosed).toBe(true);
     // Closed after 16 MiB more than the limit's worth, far from the 256 MiB announced (sent counts what sat in buffers too).
     expect(outcome.sent).toBeLessThan(64 * 1024 * 1024);
     expect(outcome.sent).toBeGreaterThan(16 * 1024 * 1024);
+  }, 30_000);
+
+  it('answers at once a length announced past what would be read (no wait for a body that cannot help)', async () => {
+    const outcome = await sendUntilClosed(server.url, { contentLength: 256 * 1024 * 1024, chunk: 64 * 1024, everyMs: 100, giveUpMs: 20_000 });
+    expect(outcome.serverClosed).toBe(true);
+    expect(outcome.closedAfterMs).toBeLessThan(5_000);
+    expect(outcome.answer).toMatch(/^HTTP\/1\.1 413 [^]*"payload_too_large"/i);
   }, 30_000);
 
   it('closes a connection still sending when the time is up, with its 413 sent first', async () => {

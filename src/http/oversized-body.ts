@@ -42,5 +42,9 @@ export function discardRestThen(request: IncomingMessage, limits: LingerLimits, 
   const timer = setTimeout(() => finish(true), limits.maxMs);
   request.on('data', onData).on('end', onEnd).on('error', onError).on('aborted', onError);
   request.resume();
+  // A declared length past what would be read anyway (999999999999 bytes): no wait can help, so
+  // the answer goes out at once and the connection is cut.
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared - request.socket.bytesRead > limits.maxBytes) queueMicrotask(() => finish(true));
   return () => finish(true);
 }
