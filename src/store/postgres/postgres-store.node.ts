@@ -154,7 +154,7 @@ function statementSql(statement: Statement): { text: string; param: string } {
       return {
         text:
           `INSERT INTO ${table} (id, account_id, data${wallet ? ', wallet_id' : ''}) ` +
-          `SELECT r->>'k', r->>'a', r->'d'${wallet ? ", r->>'w'" : ''} FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(r, n) ORDER BY n ` +
+          `SELECT r->>'k', r->>'a', r->'d'${wallet ? ", r->>'w'" : ''} FROM jsonb_array_elements($1::text::jsonb) WITH ORDINALITY AS t(r, n) ORDER BY n ` +
           `ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, data = EXCLUDED.data${wallet ? ', wallet_id = EXCLUDED.wallet_id' : ''}`,
         param: JSON.stringify(Array.from(statement.rows.values())),
       };
@@ -163,7 +163,7 @@ function statementSql(statement: Statement): { text: string; param: string } {
     case 'deleteByAccount':
     case 'deleteByWallet': {
       const column = { deleteById: 'id', deleteByAccount: 'account_id', deleteByWallet: 'wallet_id' }[statement.kind];
-      return { text: `DELETE FROM ${table} WHERE ${column} IN (SELECT jsonb_array_elements_text($1::jsonb))`, param: JSON.stringify(Array.from(statement.ids)) };
+      return { text: `DELETE FROM ${table} WHERE ${column} IN (SELECT jsonb_array_elements_text($1::text::jsonb))`, param: JSON.stringify(Array.from(statement.ids)) };
     }
   }
 }
