@@ -10,7 +10,7 @@ import type { StoreChange } from '../../core/store/sandbox-store.js';
 import { deliveryKey } from '../../core/store/webhook-records.js';
 import type { JournalEntry } from '../journal-entry.js';
 
-/** The tables that hold records, each `(id text primary key, account_id, seq, data jsonb)`. */
+/** The tables that hold records, each `(id text primary key, account_id, seq, data json)`. */
 export const RECORD_TABLES = [
   'lnpr_payment_requests',
   'lnpr_clocks',

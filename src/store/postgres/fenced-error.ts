@@ -11,8 +11,13 @@ export class FencedError extends StorageUnavailableError {
   readonly ownEpoch: number;
   readonly currentEpoch: number | null;
 
+  /** For logs (the message is the one clients get). */
+  readonly detail: string;
+
   constructor(ownEpoch: number, currentEpoch: number | null) {
-    super(new Error(`fenced: this process writes under leader epoch ${ownEpoch}, the database holds ${currentEpoch ?? 'none'}`));
+    const detail = `fenced: this process writes under leader epoch ${ownEpoch}, the database holds ${currentEpoch ?? 'none'}`;
+    super(new Error(detail));
+    this.detail = detail;
     this.name = 'FencedError';
     this.ownEpoch = ownEpoch;
     this.currentEpoch = currentEpoch;

@@ -145,25 +145,34 @@ async function loadIndex(sql: Sql): Promise<StoreIndex> {
   });
 }
 
-/** The SQL of each statement kind, per table; `$1` is a JSON array (rows or ids). */
-function statementSql(statement: Statement): { text: string; param: string } {
+/**
+ * The SQL of a statement, and its parameters: columns as text arrays, each record as its JSON
+ * text. Not one JSON document unpacked in SQL: PostgreSQL's JSON functions refuse the escaped NUL
+ * character (`\u0000`), which a description may hold and the API echoes; a cast of text to `json`
+ * only checks it.
+ */
+function statementSql(statement: Statement): { text: string; params: string[][] } {
   const { table } = statement;
   switch (statement.kind) {
     case 'upsert': {
+      const rows = Array.from(statement.rows.values());
       const wallet = table === 'lnpr_wallet_transactions';
+      const params = [rows.map((row) => row.k), rows.map((row) => row.a), rows.map((row) => JSON.stringify(row.d))];
+      if (wallet) params.push(rows.map((row) => row.w ?? ''));
       return {
         text:
           `INSERT INTO ${table} (id, account_id, data${wallet ? ', wallet_id' : ''}) ` +
-          `SELECT r->>'k', r->>'a', r->'d'${wallet ? ", r->>'w'" : ''} FROM jsonb_array_elements($1::text::jsonb) WITH ORDINALITY AS t(r, n) ORDER BY n ` +
+          `SELECT k, a, d::json${wallet ? ', w' : ''} FROM unnest($1::text[], $2::text[], $3::text[]${wallet ? ', $4::text[]' : ''}) ` +
+          `WITH ORDINALITY AS t(k, a, d${wallet ? ', w' : ''}, n) ORDER BY n ` +
           `ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, data = EXCLUDED.data${wallet ? ', wallet_id = EXCLUDED.wallet_id' : ''}`,
-        param: JSON.stringify(Array.from(statement.rows.values())),
+        params,
       };
     }
     case 'deleteById':
     case 'deleteByAccount':
     case 'deleteByWallet': {
       const column = { deleteById: 'id', deleteByAccount: 'account_id', deleteByWallet: 'wallet_id' }[statement.kind];
-      return { text: `DELETE FROM ${table} WHERE ${column} IN (SELECT jsonb_array_elements_text($1::text::jsonb))`, param: JSON.stringify(Array.from(statement.ids)) };
+      return { text: `DELETE FROM ${table} WHERE ${column} = ANY($1::text[])`, params: [Array.from(statement.ids)] };
     }
   }
 }
@@ -301,7 +310,7 @@ class PgStore implements PostgresStore {
     });
     const transaction = this.sql.begin(async (tx) => {
       const fence = epoch === undefined ? undefined : tx<Array<{ epoch: string }>>`SELECT epoch FROM lnpr_leader WHERE id = 1 FOR SHARE`;
-      const writes = statements.map(({ text, param }) => tx.unsafe(text, [param], { prepare: true }));
+      const writes = statements.map(({ text, params }) => tx.unsafe(text, params, { prepare: true }));
       const [rows] = await Promise.all([fence, ...writes]);
       if (epoch !== undefined) {
         const current = (rows as Array<{ epoch: string }>)[0]?.epoch;
@@ -326,7 +335,7 @@ class PgStore implements PostgresStore {
     if (this.#durable) this.#useIndex(copyOf(this.#durable));
     if (error instanceof FencedError) {
       this.#fenced = error;
-      this.#onNotice({ level: 'error', path: 'postgresql', message: `${error.message}: writes are refused from now on` });
+      this.#onNotice({ level: 'error', path: 'postgresql', message: `${error.detail}: writes are refused from now on` });
       for (const item of refused) item.reject(error);
       this.#options.onFenced?.(error);
       return;

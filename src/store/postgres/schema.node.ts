@@ -2,7 +2,8 @@
  * The PostgreSQL schema and its migrations. `lnpr_schema` records which versions are applied;
  * every start runs the missing ones in one transaction under a transaction-scoped advisory lock,
  * so replicas starting together queue behind the first and then find nothing left to do.
- * Records are JSONB keyed by the index's key, with the account (and wallet) as columns for the
+ * Records are JSON (`json`, not `jsonb`: jsonb refuses the NUL character, which a description may
+ * hold and the API echoes exactly) keyed by the index's key, with the account (and wallet) as columns for the
  * deletes a reset or an account's removal makes, and `seq` to load them in the order first written.
  */
 import type { Sql } from 'postgres';
@@ -16,7 +17,7 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
   [
     ...RECORD_TABLES.map(
       (table) =>
-        `CREATE TABLE ${table} (id text PRIMARY KEY, account_id text NOT NULL, seq bigserial NOT NULL, data jsonb NOT NULL` +
+        `CREATE TABLE ${table} (id text PRIMARY KEY, account_id text NOT NULL, seq bigserial NOT NULL, data json NOT NULL` +
         (table === 'lnpr_wallet_transactions' ? ', wallet_id text NOT NULL' : '') +
         ')',
     ),
