@@ -32,6 +32,8 @@
  * no webhooks, no storage figures, no start-up targets, no NWC.
  * BENCH_ONLY=nwc measures only Nostr Wallet Connect (about two minutes): the NWC create ratio,
  * the payments and the relay; no other server, no start-up targets, no storage figures.
+ * BENCH_ONLY=postgres measures only the PostgreSQL store (bench/postgres.ts, about two minutes):
+ * POST, GET, GET status against the JSON file, and PostgreSQL's CPU per acknowledged create.
  * BENCH_ONLY=relay measures only "API under relay load" (`bench/relay-load.ts`, about a minute, on
  * the sources): GET p50/p99 quiet and during findings 3 and 4 of issue 21, and what the attacker
  * received; a full run measures it too (on the build), after NWC.
@@ -92,7 +94,16 @@ const NWC_ROUND_SECONDS = 4;
 type Case = [Target, Request];
 
 const only = process.env.BENCH_ONLY;
-if (only !== undefined && only !== 'hot' && only !== 'nwc' && only !== 'relay') throw new Error(`BENCH_ONLY must be "hot", "nwc", "relay" or unset (got "${only}")`);
+if (only !== undefined && only !== 'hot' && only !== 'nwc' && only !== 'relay' && only !== 'postgres') {
+  throw new Error(`BENCH_ONLY must be "hot", "nwc", "relay", "postgres" or unset (got "${only}")`);
+}
+if (only === 'postgres') {
+  // Only the PostgreSQL store against the JSON file, on the sources, with a throwaway cluster of its own.
+  console.log(`lnpr-sandbox bench (BENCH_ONLY=postgres): node ${process.version}, ${cpus().length} CPUs, code ${codeVersion() ?? 'unknown'}`);
+  const { benchPostgres } = await import('./postgres.js');
+  await benchPostgres();
+  process.exit(0);
+}
 if (only === 'relay') {
   // Only "API under relay load", on the sources (no build): about a minute.
   console.log(`lnpr-sandbox bench (BENCH_ONLY=relay): node ${process.version}, ${cpus().length} CPUs, code ${codeVersion() ?? 'unknown'}; the server runs in a child process with the default flags`);
