@@ -14,6 +14,7 @@ import { webPagesOf } from '../http/web-pages.js';
 import { NETWORKS } from '../lightning/networks.js';
 import { createNodeSandbox, type NodeSandbox } from '../sandbox.node.js';
 import type { Sandbox } from '../sandbox.js';
+import type { SandboxStore } from '../core/store/sandbox-store.js';
 import { usageOf, type CommandDefinition } from './command-flags.js';
 import { oneOf, readAccountsFile, readJsonFile, readTextFile, wholeNumber } from './args.js';
 import { serveWebhooks } from './serve-webhooks.js';
@@ -27,6 +28,11 @@ export const SERVE_COMMAND = {
     port: { type: 'string', value: 'N', help: ['port to listen on (env PORT; default 8787, 0 = any free port)'] },
     host: { type: 'string', value: 'H', help: ['address to bind (env HOST; default 127.0.0.1)'] },
     data: { type: 'string', value: 'FILE.json', help: ['keep payment requests in a JSON file (env LNPR_DATA; default: in memory)'] },
+    'database-url': {
+      type: 'string',
+      value: 'URL',
+      help: ['keep the sandbox in PostgreSQL 14+ (postgres://USER[:PASSWORD]@HOST:PORT/DB;', 'env LNPR_DATABASE_URL; not with --data)'],
+    },
     network: { type: 'string', value: 'NET', help: ['regtest (default), signet, testnet or mainnet invoices'] },
     config: { type: 'string', value: 'FILE', help: ['accounts and API keys (default: fixtures/accounts.json)'] },
     scenario: { type: 'string', multiple: true, value: 'FILE', help: ['load behaviour rules from a scenario file (repeatable)'] },
@@ -84,6 +90,10 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
   const port = wholeNumber('--port', values.port ?? env.PORT ?? '8787', 0, 65535);
   const host = values.host ?? env.HOST ?? '127.0.0.1';
   const dataFile = values.data ?? env.LNPR_DATA;
+  const databaseUrl = values['database-url'] ?? env.LNPR_DATABASE_URL;
+  if (dataFile !== undefined && databaseUrl !== undefined) {
+    throw new UsageError('--data and --database-url (or LNPR_DATA and LNPR_DATABASE_URL) are two places to keep the sandbox: give one');
+  }
   const network = oneOf('--network', values.network ?? 'regtest', NETWORKS);
   const clock = oneOf('--clock', values.clock ?? 'running', ['running', 'frozen'] as const);
   const minAmount = values['min-amount'] === undefined ? undefined : wholeNumber('--min-amount', values['min-amount'], 1);
@@ -103,12 +113,14 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
   // The dashboard's recent NIP-47 requests, kept by the web layer.
   const nwcRequests = new NwcRequestLog();
 
+  const store = databaseUrl === undefined ? undefined : await openDatabase(databaseUrl);
   const sandbox = await createNodeSandbox({
     network,
     clock,
     rules,
     ...(accounts ? { accounts } : {}),
     ...(dataFile ? { dataFile } : {}),
+    ...(store ? { store } : {}),
     settings: { minAmount, controls: !values['no-controls'], webhookAllowedHosts: webhooks.addressPolicy, nwcTimeoutSeconds, rateLimit },
     onNwcRequest: nwcRequests.record,
   }).catch((error: unknown) => {
@@ -159,10 +171,44 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
     await closeSandbox(sandbox);
     throw new UsageError(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
   }
-  process.stdout.write(banner(app.listeningOrigin, sandbox, dataFile, webhookLines, publicUrl));
+  const storage = store ? `PostgreSQL ${redactedUrl(databaseUrl!)}` : (dataFile ?? 'memory');
+  process.stdout.write(banner(app.listeningOrigin, sandbox, storage, webhookLines, publicUrl));
   await stopped;
   // Last: the log is buffered, and every request's line is in it by now.
   log.flush();
+}
+
+/**
+ * The PostgreSQL store, loaded only here (a dynamic import): without --database-url no PostgreSQL
+ * client is loaded at all. A database that cannot be reached, or a bad URL, is a usage error.
+ */
+async function openDatabase(url: string): Promise<SandboxStore> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`--database-url must be postgres://USER[:PASSWORD]@HOST:PORT/DB (it is ${JSON.stringify(url)})`);
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new UsageError(`--database-url must be postgres://USER[:PASSWORD]@HOST:PORT/DB (it is ${redactedUrl(url)})`);
+  }
+  const { openPostgresStore } = await import('../store/postgres/postgres-store.node.js');
+  try {
+    return await openPostgresStore({ url });
+  } catch (error) {
+    throw new UsageError(`--database-url ${redactedUrl(url)}: ${(error as Error).message}`);
+  }
+}
+
+/** The URL without its password, for messages and the banner. */
+function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(not a URL)';
+  }
 }
 
 /** Stops the scheduler and deliveries in flight (pending ones stay in the outbox), then flushes the store. */
@@ -183,7 +229,7 @@ function origin(flag: string, value: string): string {
   }
 }
 
-function banner(url: string, sandbox: NodeSandbox, dataFile: string | undefined, webhookLines: string[], publicUrl: string | undefined): string {
+function banner(url: string, sandbox: NodeSandbox, storage: string, webhookLines: string[], publicUrl: string | undefined): string {
   const keys = sandbox.accountsConfig.keys.map((k) => {
     // A key without an account (sk_test_admin) only manages accounts.
     const account = sandbox.accountsConfig.accounts.find((a) => a.id === k.account);
@@ -192,7 +238,7 @@ function banner(url: string, sandbox: NodeSandbox, dataFile: string | undefined,
   return [
     `lnpr-sandbox listening on ${url}`,
     ...(publicUrl === undefined ? [] : [`  public URL: ${publicUrl}`]),
-    `  network: ${sandbox.network}   storage: ${dataFile ?? 'memory'}   payment requests: ${sandbox.store.size()}`,
+    `  network: ${sandbox.network}   storage: ${storage}   payment requests: ${sandbox.store.size()}`,
     `  control API: ${sandbox.settings.controls ? `${url}/sandbox/v1` : 'off'}   behaviour rules: ${sandbox.rules.fixedRules.length}`,
     `  Nostr relay (NWC): ${sandbox.relay.url ?? `${url.replace(/^http/, 'ws')}/nostr`}`,
     ...(sandbox.settings.controls ? [`  dashboard: ${publicUrl ?? url}/dashboard   (hosted pay pages: ${publicUrl ?? url}/pay/<id>)`] : []),
