@@ -13,7 +13,8 @@
  */
 import httpProxy from '@fastify/http-proxy';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { ServerFactory } from './front-door.js';
 import { ApiError } from '../core/errors/errors.js';
 import { errorResponse, type ApiResponse } from '../core/pipeline/handler.js';
 import { REPLICA_TOKEN_HEADER, type ClientAddresses } from '../http/client-address.js';
@@ -22,7 +23,7 @@ import type { LeaderDirectory } from './leader-directory.js';
 
 /** Options of the forwarder. */
 export interface ForwarderOptions {
-  serverFactory: (handler: (...args: never[]) => void) => Server;
+  serverFactory: ServerFactory;
   leaders: LeaderDirectory;
   clientAddresses: ClientAddresses;
   /** Names `Host` may carry besides localhost and the listening addresses (as the leader's server takes them). */

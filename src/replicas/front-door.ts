@@ -20,6 +20,9 @@ const EVENTS = ['request', 'upgrade', 'clientError', 'checkExpectation', 'connec
 type ServerEvent = (typeof EVENTS)[number];
 type Listener = (...args: unknown[]) => void;
 
+/** A Fastify `serverFactory`. */
+export type ServerFactory = (handler: (request: IncomingMessage, response: ServerResponse) => void) => Server;
+
 /** Time limits of the listening server (as `lnpr serve` sets them). */
 export interface FrontDoorOptions {
   headersTimeoutMs: number;
@@ -58,12 +61,12 @@ export class FrontDoor {
    * Builds a face: `build` gets a Fastify `serverFactory` handing out this server; every listener
    * added to the server meanwhile belongs to the face.
    */
-  async face<T>(face: Face, build: (serverFactory: (handler: Listener) => Server) => Promise<T>): Promise<T> {
+  async face<T>(face: Face, build: (serverFactory: ServerFactory) => Promise<T>): Promise<T> {
     const before = new Map(EVENTS.map((event) => [event, new Set(this.server.listeners(event))]));
     const listeners = new Map<ServerEvent, Listener[]>(EVENTS.map((event) => [event, []]));
     this.#faces.set(face, listeners);
     const result = await build((handler) => {
-      listeners.get('request')!.push(handler);
+      listeners.get('request')!.push(handler as Listener);
       return this.server;
     });
     for (const event of EVENTS) {
@@ -136,5 +139,3 @@ export class FrontDoor {
 }
 
 const NOT_SERVING = new ApiError('storage_unavailable', 'No replica serves the sandbox right now (a takeover is under way); try again in a moment.');
-
-export type { IncomingMessage };

@@ -7,7 +7,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Sql } from 'postgres';
-import { LEADER_TABLE_SQL } from './leader-lease.js';
 
 /** Milliseconds between reads of the leader row while no leader is reachable. */
 const RETRY_MS = 200;
@@ -15,7 +14,7 @@ const RETRY_MS = 200;
 /** The leader's URL as the database says, cached. */
 export class LeaderDirectory {
   readonly #sql: Sql;
-  readonly #selfUrl: string;
+  readonly #selfUrl: () => string | undefined;
   readonly #selfServing: () => boolean;
   #url: string | undefined;
   #token: string | undefined;
@@ -25,7 +24,7 @@ export class LeaderDirectory {
    * @param selfServing whether this replica serves (or is loading) the sandbox: its own URL is a
    *   leader only then (a stale row naming it would otherwise send requests round in a loop)
    */
-  constructor(sql: Sql, selfUrl: string, selfServing: () => boolean) {
+  constructor(sql: Sql, selfUrl: () => string | undefined, selfServing: () => boolean) {
     this.#sql = sql;
     this.#selfUrl = selfUrl;
     this.#selfServing = selfServing;
@@ -36,9 +35,8 @@ export class LeaderDirectory {
     return this.#token;
   }
 
-  /** Creates the tables if missing and reads (or makes) the shared token. */
+  /** Creates the token's table if missing and reads (or makes) the shared token (the schema is the store's). */
   async init(): Promise<void> {
-    await this.#sql.unsafe(LEADER_TABLE_SQL).catch(ignoreConcurrentCreate);
     await this.#sql.unsafe('create table if not exists lnpr_replica_secret (id int primary key, token text not null)').catch(ignoreConcurrentCreate);
     await this.#sql`insert into lnpr_replica_secret (id, token) values (1, ${randomBytes(24).toString('base64url')}) on conflict (id) do nothing`;
     const [row] = await this.#sql`select token from lnpr_replica_secret where id = 1`;
@@ -49,7 +47,7 @@ export class LeaderDirectory {
   async find(deadline: number): Promise<string | undefined> {
     for (;;) {
       if (this.#url === undefined) this.#url = await this.#read().catch(() => undefined);
-      if (this.#url !== undefined && (this.#url !== this.#selfUrl || this.#selfServing())) return this.#url;
+      if (this.#url !== undefined && (this.#url !== this.#selfUrl() || this.#selfServing())) return this.#url;
       this.#url = undefined;
       if (Date.now() + RETRY_MS > deadline) return undefined;
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));

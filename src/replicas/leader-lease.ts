@@ -13,14 +13,6 @@ import type { Sql } from 'postgres';
 /** The advisory lock's key (any constant of this application's own: "lnpr" leader). */
 export const LEADER_LOCK_KEY = 23_2301;
 
-/** The leader row and where it is read. */
-export const LEADER_TABLE_SQL = `create table if not exists lnpr_leader (
-  id int primary key,
-  epoch bigint not null,
-  url text not null,
-  since timestamptz not null default now()
-)`;
-
 /** Options of a lease. */
 export interface LeaderLeaseOptions {
   /** The URL the other replicas reach this one at (written to `lnpr_leader.url`). */
@@ -99,7 +91,6 @@ export class LeaderLease {
   async #tryAcquire(): Promise<number | undefined> {
     const [row] = await this.#sql`select pg_try_advisory_lock(${LEADER_LOCK_KEY}) as locked`;
     if (row?.locked !== true) return undefined;
-    await this.#sql.unsafe(LEADER_TABLE_SQL);
     // One statement, so one transaction: the epoch and the URL change together.
     const [leader] = await this.#sql`insert into lnpr_leader (id, epoch, url, since) values (1, 1, ${this.#options.advertiseUrl}, now())
       on conflict (id) do update set epoch = lnpr_leader.epoch + 1, url = excluded.url, since = now()
