@@ -3,18 +3,16 @@
  * SIGINT/SIGTERM, then finishes in-flight requests, flushes storage and exits 0.
  */
 import { parseArgs } from 'node:util';
-import { ApiError } from '../core/errors/errors.js';
 import { parseRules } from '../core/payments/rules.js';
 import type { Rule } from '../schemas/rules.js';
 import { createLogOutput, LOG_FORMATS, LOG_LEVELS } from '../http/log-output.js';
-import { buildServer } from '../http/server.js';
 import { originOf } from '../http/cors.js';
 import { NwcRequestLog } from '../http/nwc-requests.js';
-import { webPagesOf } from '../http/web-pages.js';
 import { NETWORKS } from '../lightning/networks.js';
-import { createNodeSandbox, type NodeSandbox } from '../sandbox.node.js';
-import type { Sandbox } from '../sandbox.js';
-import type { SandboxStore } from '../core/store/sandbox-store.js';
+import type { NodeSandbox } from '../sandbox.node.js';
+import { isIP } from 'node:net';
+import { clientAddresses, normalAddress } from '../http/client-address.js';
+import { closeSandbox, startSandboxServer, type SandboxRecipe } from './sandbox-server.js';
 import { usageOf, type CommandDefinition } from './command-flags.js';
 import { oneOf, readAccountsFile, readJsonFile, readTextFile, wholeNumber } from './args.js';
 import { serveWebhooks } from './serve-webhooks.js';
@@ -32,6 +30,17 @@ export const SERVE_COMMAND = {
       type: 'string',
       value: 'URL',
       help: ['keep the sandbox in PostgreSQL 14+ (postgres://USER[:PASSWORD]@HOST:PORT/DB;', 'env LNPR_DATABASE_URL; not with --data)'],
+    },
+    'advertise-url': {
+      type: 'string',
+      value: 'URL',
+      help: ['with --database-url: how the other replicas reach this one (env', 'LNPR_ADVERTISE_URL; default http://HOST:PORT; required when HOST is 0.0.0.0 or ::)'],
+    },
+    'trust-proxy': {
+      type: 'string',
+      multiple: true,
+      value: 'ADDR',
+      help: ['honour X-Forwarded-For from this address only (a load balancer): the', 'per-address limits then count the real clients (repeatable)'],
     },
     network: { type: 'string', value: 'NET', help: ['regtest (default), signet, testnet or mainnet invoices'] },
     config: { type: 'string', value: 'FILE', help: ['accounts and API keys (default: fixtures/accounts.json)'] },
@@ -113,42 +122,55 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
   // The dashboard's recent NIP-47 requests, kept by the web layer.
   const nwcRequests = new NwcRequestLog();
 
-  const store = databaseUrl === undefined ? undefined : await openDatabase(databaseUrl);
-  const sandbox = await createNodeSandbox({
-    network,
-    clock,
-    rules,
-    ...(accounts ? { accounts } : {}),
-    ...(dataFile ? { dataFile } : {}),
-    ...(store ? { store } : {}),
-    settings: { minAmount, controls: !values['no-controls'], webhookAllowedHosts: webhooks.addressPolicy, nwcTimeoutSeconds, rateLimit },
-    onNwcRequest: nwcRequests.record,
-  }).catch((error: unknown) => {
-    throw error instanceof ApiError ? new UsageError(`behaviour rules: ${error.message}`) : error;
-  });
-  if (fixtures !== undefined) {
-    try {
-      const { loadFixtures } = await import('../fixtures/load-fixtures.js');
-      await loadFixtures(sandbox, fixtures, values.fixtures);
-    } catch (error) {
-      await closeSandbox(sandbox);
-      throw new UsageError((error as Error).message);
+  const trustProxy = (values['trust-proxy'] ?? []).map((value) => proxyAddress(value));
+  const recipe: SandboxRecipe = {
+    sandboxOptions: {
+      network,
+      clock,
+      rules,
+      ...(accounts ? { accounts } : {}),
+      settings: { minAmount, controls: !values['no-controls'], webhookAllowedHosts: webhooks.addressPolicy, nwcTimeoutSeconds, rateLimit },
+      onNwcRequest: nwcRequests.record,
+    },
+    ...(fixtures === undefined ? {} : { fixtures: { data: fixtures, path: values.fixtures! } }),
+    webhooks,
+    serverOptions: {
+      bodyLimit,
+      cors: !values['no-cors'],
+      ...(publicUrl === undefined ? {} : { publicUrl }),
+      corsOrigins,
+      // `--host` may be a name (`--host my-laptop.lan`): the user's own, so Host may carry it.
+      hostNames: [host],
+      ...SERVE_TIME_LIMITS,
+      logger: log.logger,
+      requestLog: log.requestLog,
+    },
+    nwcRequests,
+  };
+
+  if (databaseUrl !== undefined) {
+    const advertiseUrl = values['advertise-url'] ?? env.LNPR_ADVERTISE_URL;
+    if (advertiseUrl === undefined && isWildcardHost(host)) {
+      throw new UsageError(`--host ${host} listens on every address: say with --advertise-url URL (or LNPR_ADVERTISE_URL) how the other replicas reach this one`);
     }
+    checkDatabaseUrl(databaseUrl);
+    const { serveReplica } = await import('../replicas/serve-replica.js');
+    await serveReplica({
+      recipe,
+      databaseUrl,
+      host,
+      port,
+      ...(advertiseUrl === undefined ? {} : { advertiseUrl: origin('--advertise-url', advertiseUrl) }),
+      trustProxy,
+      banner: (url, sandbox, webhookLines) => banner(url, sandbox, `PostgreSQL ${redactedUrl(databaseUrl)}`, webhookLines, publicUrl),
+    });
+    log.flush();
+    return;
   }
-  const webhookLines = await webhooks.register(sandbox);
-  const app = await buildServer({
-    handle: sandbox.handle,
-    bodyLimit,
-    cors: !values['no-cors'],
-    ...(publicUrl === undefined ? {} : { publicUrl }),
-    corsOrigins,
-    // `--host` may be a name (`--host my-laptop.lan`): the user's own, so Host may carry it.
-    hostNames: [host],
-    ...SERVE_TIME_LIMITS,
-    logger: log.logger,
-    requestLog: log.requestLog,
-    web: webPagesOf(sandbox, { nwcRequests }),
-    relay: sandbox.relay,
+
+  const { sandbox, app, webhookLines } = await startSandboxServer(recipe, {
+    ...(dataFile ? { dataFile } : {}),
+    clientAddresses: clientAddresses({ trustProxy }),
   });
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
@@ -171,18 +193,14 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
     await closeSandbox(sandbox);
     throw new UsageError(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
   }
-  const storage = store ? `PostgreSQL ${redactedUrl(databaseUrl!)}` : (dataFile ?? 'memory');
-  process.stdout.write(banner(app.listeningOrigin, sandbox, storage, webhookLines, publicUrl));
+  process.stdout.write(banner(app.listeningOrigin, sandbox, dataFile ?? 'memory', webhookLines, publicUrl));
   await stopped;
   // Last: the log is buffered, and every request's line is in it by now.
   log.flush();
 }
 
-/**
- * The PostgreSQL store, loaded only here (a dynamic import): without --database-url no PostgreSQL
- * client is loaded at all. A database that cannot be reached, or a bad URL, is a usage error.
- */
-async function openDatabase(url: string): Promise<SandboxStore> {
+/** A usage error unless `url` is a postgres:// URL. */
+function checkDatabaseUrl(url: string): void {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -192,12 +210,18 @@ async function openDatabase(url: string): Promise<SandboxStore> {
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
     throw new UsageError(`--database-url must be postgres://USER[:PASSWORD]@HOST:PORT/DB (it is ${redactedUrl(url)})`);
   }
-  const { openPostgresStore } = await import('../store/postgres/postgres-store.node.js');
-  try {
-    return await openPostgresStore({ url });
-  } catch (error) {
-    throw new UsageError(`--database-url ${redactedUrl(url)}: ${(error as Error).message}`);
-  }
+}
+
+/** An address of `--trust-proxy` (an IP address), or a usage error. */
+function proxyAddress(value: string): string {
+  const address = normalAddress(value.trim());
+  if (isIP(address) === 0) throw new UsageError(`--trust-proxy must be an IP address (a proxy's or a load balancer's), not ${JSON.stringify(value)}`);
+  return address;
+}
+
+/** Whether `host` listens on every address (`0.0.0.0`, `::`): no URL of its own to give others. */
+function isWildcardHost(host: string): boolean {
+  return ['0.0.0.0', '::', '[::]', '0', ''].includes(host.trim());
 }
 
 /** The URL without its password, for messages and the banner. */
@@ -209,12 +233,6 @@ function redactedUrl(url: string): string {
   } catch {
     return '(not a URL)';
   }
-}
-
-/** Stops the scheduler and deliveries in flight (pending ones stay in the outbox), then flushes the store. */
-function closeSandbox(sandbox: Sandbox): Promise<void> {
-  sandbox.close();
-  return sandbox.store.close();
 }
 
 /** The time limits of `lnpr serve`'s clients: headers within 10 s, a whole request within 30 s. */

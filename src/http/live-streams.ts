@@ -16,7 +16,7 @@
  * unsubscribes at once; and a closing server ends them all, so a graceful stop does not wait for
  * browsers. Streams are capped so that no one can take them all: one client (remote address) at
  * most 10 open at a time, one pay page at most 5, all clients together 100; past a cap, 503
- * `too_many_streams` with `Retry-After: 5`. (Behind a proxy every client has the proxy's address.)
+ * `too_many_streams` with `Retry-After: 5`. (Behind a proxy every client has the proxy's address, unless `--trust-proxy` names it.)
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PassThrough } from 'node:stream';
@@ -26,6 +26,7 @@ import { ApiError } from '../core/errors/errors.js';
 import { errorResponse, type ApiResponse, type RequestHandler } from '../core/pipeline/handler.js';
 import type { ClockView } from '../schemas/control.js';
 import type { WebhookDelivery, WebhookEvent } from '../schemas/webhooks.js';
+import { SOCKET_ADDRESSES, type ClientAddresses } from './client-address.js';
 
 /** What the streams need from the sandbox. */
 export interface LiveSource {
@@ -68,6 +69,8 @@ export interface LiveStreamOptions {
   maxStreamsPerPayPage?: number;
   /** Milliseconds between keep-alive comments; 15 s by default. */
   heartbeatMs?: number;
+  /** Who a request comes from (`client-address.ts`); the socket's address by default. */
+  clientAddresses?: ClientAddresses;
 }
 
 /** One open stream. */
@@ -81,7 +84,7 @@ interface EventStream {
 /** Registers both streams on `app`. */
 export function registerLiveStreams(
   app: FastifyInstance,
-  { live, handle, maxStreams = 100, maxStreamsPerClient = 10, maxStreamsPerPayPage = 5, heartbeatMs = 15_000 }: LiveStreamOptions,
+  { live, handle, maxStreams = 100, maxStreamsPerClient = 10, maxStreamsPerPayPage = 5, heartbeatMs = 15_000, clientAddresses = SOCKET_ADDRESSES }: LiveStreamOptions,
 ): void {
   const open = new Set<EventStream>();
   const byClient = new Counts();
@@ -105,7 +108,7 @@ export function registerLiveStreams(
 
   /** Starts a stream on `reply` (of the pay page `payPage`, if given), or answers 503 past a cap. */
   const start = (request: FastifyRequest, reply: FastifyReply, payPage?: string): EventStream | undefined => {
-    const client = request.socket.remoteAddress ?? '';
+    const client = clientAddresses.of(request.raw);
     const refusal = capReached(client, payPage);
     if (refusal !== undefined) {
       sendResponse(reply.header('retry-after', '5'), errorResponse(refusal));

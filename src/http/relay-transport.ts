@@ -6,6 +6,7 @@
  * A plain `GET /nostr` gets 400 `invalid_request` in the engine's shape, saying what is there.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../core/errors/errors.js';
 import { errorResponse, type ApiResponse } from '../core/pipeline/handler.js';
 import type { SandboxRelay } from '../nostr/relay/sandbox-relay.node.js';
@@ -21,8 +22,10 @@ export function isRelayPath(url: string): boolean {
 
 /** What the wiring takes from the server. */
 export interface RelayTransportOptions {
-  /** The server's Host check. */
-  acceptsHost: (host: string | undefined) => boolean;
+  /** The server's Host check (an upgrade a fellow replica forwarded passes it). */
+  accepts: (request: IncomingMessage) => boolean;
+  /** Who an upgrade comes from, for the relay's per-address limits. */
+  clientAddress?: (request: IncomingMessage) => string;
   /** Sends a response and logs it, as the server does for its own. */
   answer: (request: FastifyRequest, reply: FastifyReply, response: ApiResponse) => void;
   /** The URL clients reach the sandbox at, when not the listening address. */
@@ -30,8 +33,8 @@ export interface RelayTransportOptions {
 }
 
 /** Serves `relay` on `app` at RELAY_PATH, sets its `url` once listening, closes it before the server. */
-export function registerRelay(app: FastifyInstance, relay: SandboxRelay, { acceptsHost, answer, publicUrl }: RelayTransportOptions): void {
-  relay.attach(app.server, { path: RELAY_PATH, accept: (request) => acceptsHost(request.headers.host) });
+export function registerRelay(app: FastifyInstance, relay: SandboxRelay, { accepts, clientAddress, answer, publicUrl }: RelayTransportOptions): void {
+  relay.attach(app.server, { path: RELAY_PATH, accept: accepts, ...(clientAddress ? { clientAddress } : {}) });
   app.get(RELAY_PATH, (request, reply) => {
     if (!String(request.headers.accept ?? '').includes('application/nostr+json')) return answer(request, reply, NOT_A_PAGE);
     answer(request, reply, {

@@ -11,7 +11,7 @@
  * A body over the limit is read and thrown away before its 413 goes out (a lingering close, up to
  * 16 MiB or 10 s), so a client still sending gets the answer rather than a broken pipe.
  */
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
@@ -20,6 +20,7 @@ import { errorResponse, type ApiResponse, type RequestHandler } from '../core/pi
 import { applyCors, isOpenToAnyOrigin, OriginPolicy, originOf } from './cors.js';
 import { registerDocsSite } from './docs-site.js';
 import { HostCheck } from './host-check.js';
+import { SOCKET_ADDRESSES, type ClientAddresses } from './client-address.js';
 import { isRelayPath, registerRelay } from './relay-transport.js';
 import type { SandboxRelay } from '../nostr/relay/sandbox-relay.node.js';
 import { registerWebPages, type WebPagesOptions } from './web-pages.js';
@@ -80,6 +81,17 @@ export interface ServerOptions {
    * all when false.
    */
   docs?: boolean | string;
+  /**
+   * Who a request comes from (`client-address.ts`): the socket's address by default; under
+   * `--trust-proxy`, or between replicas, the `X-Forwarded-For` client. A request a fellow replica
+   * forwarded skips the Host check: that replica made it, with the same flags.
+   */
+  clientAddresses?: ClientAddresses;
+  /**
+   * Makes the HTTP server instead of Fastify (its `serverFactory`): a replica serves its proxy
+   * and, once leader, the sandbox on one listening server (`src/replicas/front-door.ts`).
+   */
+  serverFactory?: FastifyServerOptions['serverFactory'];
 }
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -101,6 +113,8 @@ export async function buildServer({
   web,
   relay,
   docs = true,
+  clientAddresses = SOCKET_ADDRESSES,
+  serverFactory,
 }: ServerOptions): Promise<FastifyInstance> {
   const log = serverLogger(logger);
   const requests = new RequestLog(log, requestLog);
@@ -109,6 +123,7 @@ export async function buildServer({
     app.addresses().flatMap((address) => (typeof address === 'string' ? [] : [address.address])),
   );
   const app = Fastify({
+    ...(serverFactory === undefined ? {} : { serverFactory }),
     bodyLimit,
     // Slow clients are cut: Node's connection checker (every `checkEvery` ms) hands a request
     // over its headers or whole-request limit to `clientErrorHandler`, which closes it. Neither
@@ -183,7 +198,7 @@ export async function buildServer({
    */
   const screen = (request: FastifyRequest, reply: FastifyReply): ApiResponse | undefined => {
     const { headers } = request;
-    if (!hosts.accepts(headers.host)) return MISDIRECTED;
+    if (!hosts.accepts(headers.host) && !clientAddresses.fromReplica(request.raw)) return MISDIRECTED;
     const origin = headers.origin;
     if (origin === undefined) return undefined;
     reply.header('vary', 'Origin');
@@ -264,7 +279,7 @@ export async function buildServer({
     });
     lingering.add(cutShort);
   });
-  if (relay !== undefined) registerRelay(app, relay, { acceptsHost: (host) => hosts.accepts(host), answer, ...(publicUrl === undefined ? {} : { publicUrl }) });
+  if (relay !== undefined) registerRelay(app, relay, { accepts: (request) => hosts.accepts(request.headers.host) || clientAddresses.fromReplica(request), clientAddress: (request) => clientAddresses.of(request), answer, ...(publicUrl === undefined ? {} : { publicUrl }) });
   if (docs !== false) {
     // Logged when their response ends, as the pages are (below).
     await app.register(async (site) => {
@@ -278,7 +293,7 @@ export async function buildServer({
     // error handler: a plugin takes its parent's.)
     await app.register(async (pages) => {
       pages.addHook('onResponse', async () => {});
-      registerWebPages(pages, handle, web);
+      registerWebPages(pages, handle, { ...web, clientAddresses });
     });
   }
   return app;

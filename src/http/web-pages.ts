@@ -15,6 +15,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../core/engine.js';
 import type { RequestHandler } from '../core/pipeline/handler.js';
 import { registerDashboardKey } from './dashboard-key.js';
+import type { ClientAddresses } from './client-address.js';
 import { registerLiveStreams, liveSourceOf, type LiveSource } from './live-streams.js';
 import { registerNwcRequests, type NwcRequestLog } from './nwc-requests.js';
 import { defaultWebAssets, type WebAssets } from './web-assets.js';
@@ -35,6 +36,8 @@ export interface WebPagesOptions {
    * log.record })`; without it the dashboard's list stays empty.
    */
   nwcRequests?: NwcRequestLog;
+  /** Who a request comes from, for the per-client stream cap (`client-address.ts`); the server sets it. */
+  clientAddresses?: ClientAddresses;
 }
 
 /** The pages of an engine, or undefined when its controls are off (then there are none). */
@@ -100,8 +103,8 @@ export function registerWebPages(app: FastifyInstance, handle: RequestHandler, o
       return reply.header('content-type', asset.contentType).send(asset.body);
     },
   });
-  const { live, maxStreams, maxStreamsPerClient, maxStreamsPerPayPage } = options;
-  registerLiveStreams(app, { live, handle, maxStreams, maxStreamsPerClient, maxStreamsPerPayPage });
+  const { live, maxStreams, maxStreamsPerClient, maxStreamsPerPayPage, clientAddresses } = options;
+  registerLiveStreams(app, { live, handle, maxStreams, maxStreamsPerClient, maxStreamsPerPayPage, ...(clientAddresses ? { clientAddresses } : {}) });
   registerNwcRequests(app, handle, options.nwcRequests);
   registerDashboardKey(app, live);
 }

@@ -89,6 +89,8 @@ export interface AttachOptions {
   path?: string;
   /** False refuses the upgrade with 421 (the server's Host check: DNS rebinding). */
   accept?: (request: HttpRequest) => boolean;
+  /** Who an upgrade comes from, for the per-address limits; the socket's remote address by default. */
+  clientAddress?: (request: HttpRequest) => string;
 }
 
 /** The sandbox's Nostr relay. */
@@ -134,11 +136,11 @@ export class SandboxRelay {
   }
 
   /** Serves `path` WebSocket upgrades on `server`; `accept(request)` false → 421 and the socket closed. */
-  attach(server: Server, { path = '/nostr', accept }: AttachOptions = {}): void {
+  attach(server: Server, { path = '/nostr', accept, clientAddress }: AttachOptions = {}): void {
     if (this.#closing !== undefined) throw new Error('the relay is closed');
     this.#server ??= new WebSocketServer({ noServer: true, maxPayload: this.limits.maxMessageBytes, clientTracking: false });
     this.#heartbeat ??= setInterval(() => this.#beat(), HEARTBEAT_MS).unref();
-    const onUpgrade = (request: HttpRequest, socket: Duplex, head: Buffer): void => this.#upgrade(request, socket, head, path, accept);
+    const onUpgrade = (request: HttpRequest, socket: Duplex, head: Buffer): void => this.#upgrade(request, socket, head, path, accept, clientAddress);
     server.on('upgrade', onUpgrade);
     this.#detach.push(() => server.off('upgrade', onUpgrade));
   }
@@ -211,7 +213,7 @@ export class SandboxRelay {
     this.#recent.clear();
   }
 
-  #upgrade(request: HttpRequest, socket: Duplex, head: Buffer, path: string, accept: AttachOptions['accept']): void {
+  #upgrade(request: HttpRequest, socket: Duplex, head: Buffer, path: string, accept: AttachOptions['accept'], clientAddress: AttachOptions['clientAddress']): void {
     socket.on('error', () => {});
     const url = request.url ?? '';
     const query = url.indexOf('?');
@@ -220,7 +222,7 @@ export class SandboxRelay {
     if (accept !== undefined && !accept(request)) {
       return refuse(socket, 421, 'The Host header names no address this sandbox serves (DNS rebinding?); see --public-url.');
     }
-    const address = request.socket.remoteAddress ?? '';
+    const address = clientAddress?.(request) ?? request.socket.remoteAddress ?? '';
     const ofAddress = this.#connectionsOf.get(address) ?? 0;
     if (this.#connections >= this.limits.maxConnections || ofAddress >= this.limits.maxConnectionsPerAddress) {
       return refuse(socket, 503, 'Too many connections to the relay; close one and try again.');

@@ -1,0 +1,82 @@
+/**
+ * How `lnpr serve` makes its sandbox and the server over it, from the parsed flags: one recipe,
+ * used by a lone process (memory, `--data`) at start and by a replica each time it takes the
+ * lead (`src/replicas/serve-replica.ts`), so a leader serves exactly what `lnpr serve` serves.
+ */
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../core/errors/errors.js';
+import type { SandboxStore } from '../core/store/sandbox-store.js';
+import type { ClientAddresses } from '../http/client-address.js';
+import type { NwcRequestLog } from '../http/nwc-requests.js';
+import { buildServer, type ServerOptions } from '../http/server.js';
+import { webPagesOf } from '../http/web-pages.js';
+import { createNodeSandbox, type NodeSandbox, type NodeSandboxOptions } from '../sandbox.node.js';
+import type { Sandbox } from '../sandbox.js';
+import type { ServeWebhooks } from './serve-webhooks.js';
+import { UsageError } from './usage-error.js';
+
+/** What the flags decided, before any sandbox exists. */
+export interface SandboxRecipe {
+  sandboxOptions: Omit<NodeSandboxOptions, 'store' | 'dataFile'>;
+  /** `--fixtures`: loaded into an empty sandbox. */
+  fixtures?: { data: unknown; path: string };
+  webhooks: ServeWebhooks;
+  serverOptions: Omit<ServerOptions, 'handle' | 'web' | 'relay' | 'clientAddresses' | 'serverFactory'>;
+  nwcRequests: NwcRequestLog;
+}
+
+/** Where the sandbox keeps its state and how its server is made. */
+export interface SandboxPlace {
+  dataFile?: string;
+  store?: SandboxStore;
+  clientAddresses?: ClientAddresses;
+  serverFactory?: ServerOptions['serverFactory'];
+  /**
+   * Fixtures only into a sandbox without payment requests: a replica taking over a sandbox that
+   * has them already does not load them twice.
+   */
+  fixturesOnlyWhenEmpty?: boolean;
+}
+
+/** The sandbox and its (not yet listening) server; closes the sandbox if making the server fails. */
+export async function startSandboxServer(
+  recipe: SandboxRecipe,
+  place: SandboxPlace,
+): Promise<{ sandbox: NodeSandbox; app: FastifyInstance; webhookLines: string[] }> {
+  const sandbox = await createNodeSandbox({
+    ...recipe.sandboxOptions,
+    ...(place.dataFile ? { dataFile: place.dataFile } : {}),
+    ...(place.store ? { store: place.store } : {}),
+  }).catch((error: unknown) => {
+    throw error instanceof ApiError ? new UsageError(`behaviour rules: ${error.message}`) : error;
+  });
+  try {
+    if (recipe.fixtures !== undefined && !(place.fixturesOnlyWhenEmpty && sandbox.store.size() > 0)) {
+      try {
+        const { loadFixtures } = await import('../fixtures/load-fixtures.js');
+        await loadFixtures(sandbox, recipe.fixtures.data, recipe.fixtures.path);
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
+    }
+    const webhookLines = await recipe.webhooks.register(sandbox);
+    const app = await buildServer({
+      ...recipe.serverOptions,
+      handle: sandbox.handle,
+      web: webPagesOf(sandbox, { nwcRequests: recipe.nwcRequests }),
+      relay: sandbox.relay,
+      ...(place.clientAddresses ? { clientAddresses: place.clientAddresses } : {}),
+      ...(place.serverFactory ? { serverFactory: place.serverFactory } : {}),
+    });
+    return { sandbox, app, webhookLines };
+  } catch (error) {
+    await closeSandbox(sandbox);
+    throw error;
+  }
+}
+
+/** Stops the scheduler and deliveries in flight (pending ones stay in the outbox), then flushes the store. */
+export function closeSandbox(sandbox: Sandbox): Promise<void> {
+  sandbox.close();
+  return sandbox.store.close();
+}

@@ -1,0 +1,141 @@
+/**
+ * One listening HTTP server for a replica's two faces: the forwarder (a standby proxies every
+ * request to the leader) and the sandbox itself (once this replica leads). Both are Fastify apps
+ * made on this server (`serverFactory`); the listeners each adds (`request`, `upgrade`,
+ * `clientError`, ...) are taken off the server and called only while that face is the active
+ * one, so the switch from proxy to serving happens on the same port without a restart. While
+ * the sandbox is being loaded (a takeover), requests and upgrades wait here, up to a bound, then
+ * get 503 `storage_unavailable`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ApiError } from '../core/errors/errors.js';
+import { errorResponse } from '../core/pipeline/handler.js';
+
+/** The faces a replica shows. */
+export type Face = 'forwarder' | 'sandbox';
+
+/** The server events a face listens to. */
+const EVENTS = ['request', 'upgrade', 'clientError', 'checkExpectation', 'connect'] as const;
+type ServerEvent = (typeof EVENTS)[number];
+type Listener = (...args: unknown[]) => void;
+
+/** A Fastify `serverFactory`. */
+export type ServerFactory = (handler: (request: IncomingMessage, response: ServerResponse) => void) => Server;
+
+/** Time limits of the listening server (as `lnpr serve` sets them). */
+export interface FrontDoorOptions {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs?: number;
+  /** How long a request waits for a takeover to finish; 10 s by default. */
+  holdMs?: number;
+}
+
+/** The server, its faces' listeners, and which face answers now. */
+export class FrontDoor {
+  readonly server: Server;
+  readonly #faces = new Map<Face, Map<ServerEvent, Listener[]>>();
+  #active: Face | 'holding' = 'forwarder';
+  readonly #held = new Set<{ release: () => void; refuse: () => void }>();
+  readonly #holdMs: number;
+
+  constructor({ headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs = 5_000, holdMs = 10_000 }: FrontDoorOptions) {
+    this.#holdMs = holdMs;
+    this.server = createServer({
+      requireHostHeader: false,
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      keepAliveTimeout: keepAliveTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, Math.max(100, Math.floor(Math.min(headersTimeoutMs, requestTimeoutMs) / 10))),
+    });
+    for (const event of EVENTS) this.server.on(event, (...args: unknown[]) => this.#dispatch(event, args));
+  }
+
+  /** Which face answers now (`holding` during a takeover). */
+  get active(): Face | 'holding' {
+    return this.#active;
+  }
+
+  /**
+   * Builds a face: `build` gets a Fastify `serverFactory` handing out this server; every listener
+   * added to the server meanwhile belongs to the face.
+   */
+  async face<T>(face: Face, build: (serverFactory: ServerFactory) => Promise<T>): Promise<T> {
+    const before = new Map(EVENTS.map((event) => [event, new Set(this.server.listeners(event))]));
+    const listeners = new Map<ServerEvent, Listener[]>(EVENTS.map((event) => [event, []]));
+    this.#faces.set(face, listeners);
+    const result = await build((handler) => {
+      listeners.get('request')!.push(handler as Listener);
+      return this.server;
+    });
+    for (const event of EVENTS) {
+      for (const listener of this.server.listeners(event) as Listener[]) {
+        if (before.get(event)!.has(listener)) continue;
+        this.server.off(event, listener);
+        listeners.get(event)!.push(listener);
+      }
+    }
+    return result;
+  }
+
+  /** From now on requests wait (a takeover is loading the sandbox). */
+  hold(): void {
+    this.#active = 'holding';
+  }
+
+  /** Makes `face` the one that answers, and lets waiting requests through to it. */
+  open(face: Face): void {
+    this.#active = face;
+    for (const held of Array.from(this.#held)) held.release();
+  }
+
+  /** Forgets a face (the sandbox, when this replica steps down). */
+  drop(face: Face): void {
+    this.#faces.delete(face);
+  }
+
+  #dispatch(event: ServerEvent, args: unknown[]): void {
+    if (this.#active === 'holding' && (event === 'request' || event === 'upgrade')) return this.#hold(event, args);
+    const listeners = this.#active === 'holding' ? undefined : this.#faces.get(this.#active)?.get(event);
+    if (listeners === undefined || listeners.length === 0) return this.#unheard(event, args);
+    for (const listener of listeners) listener.apply(this.server, args);
+  }
+
+  /** Keeps a request or upgrade until a face opens, or answers 503 after the hold's bound. */
+  #hold(event: ServerEvent, args: unknown[]): void {
+    const entry = {
+      release: () => {
+        clearTimeout(timer);
+        this.#held.delete(entry);
+        this.#dispatch(event, args);
+      },
+      refuse: () => {
+        this.#held.delete(entry);
+        this.#unheard(event, args);
+      },
+    };
+    const timer = setTimeout(entry.refuse, this.#holdMs);
+    this.#held.add(entry);
+  }
+
+  /** No face takes this event now: 503 for a request or upgrade, 417 / closed otherwise. */
+  #unheard(event: ServerEvent, args: unknown[]): void {
+    if (event === 'request') {
+      const response = args[1] as ServerResponse;
+      const { status, headers, body } = errorResponse(NOT_SERVING);
+      response.writeHead(status, { ...headers, 'retry-after': '1' }).end(body);
+    } else if (event === 'checkExpectation') {
+      const { status, headers, body } = errorResponse(new ApiError('expectation_failed'));
+      (args[1] as ServerResponse).writeHead(status, headers).end(body);
+    } else if (event === 'upgrade' || event === 'connect' || event === 'clientError') {
+      const socket = args[event === 'clientError' ? 1 : 1] as Duplex;
+      if (event === 'upgrade' && socket.writable) {
+        const { status, body } = errorResponse(NOT_SERVING);
+        socket.end(`HTTP/1.1 ${status} Service Unavailable\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      } else socket.destroy();
+    }
+  }
+}
+
+const NOT_SERVING = new ApiError('storage_unavailable', 'No replica serves the sandbox right now (a takeover is under way); try again in a moment.');

@@ -1,0 +1,71 @@
+/**
+ * Where a standby finds the leader: `lnpr_leader.url`, read from the database and kept until a
+ * forwarded request cannot reach it (then read again, every ~200 ms, until a leader answers or the
+ * request's time is up). Also the replicas' shared token, a random secret kept in the database:
+ * a request forwarded by a replica carries it, so the leader believes the client address and Host
+ * that replica vouches for, and nobody outside the database can forge it.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Sql } from 'postgres';
+
+/** Milliseconds between reads of the leader row while no leader is reachable. */
+const RETRY_MS = 200;
+
+/** The leader's URL as the database says, cached. */
+export class LeaderDirectory {
+  readonly #sql: Sql;
+  readonly #selfUrl: () => string | undefined;
+  readonly #selfServing: () => boolean;
+  #url: string | undefined;
+  #token: string | undefined;
+
+  /**
+   * @param selfUrl this replica's advertise URL
+   * @param selfServing whether this replica serves (or is loading) the sandbox: its own URL is a
+   *   leader only then (a stale row naming it would otherwise send requests round in a loop)
+   */
+  constructor(sql: Sql, selfUrl: () => string | undefined, selfServing: () => boolean) {
+    this.#sql = sql;
+    this.#selfUrl = selfUrl;
+    this.#selfServing = selfServing;
+  }
+
+  /** The shared token, once `init` has read it. */
+  get token(): string | undefined {
+    return this.#token;
+  }
+
+  /** Creates the token's table if missing and reads (or makes) the shared token (the schema is the store's). */
+  async init(): Promise<void> {
+    await this.#sql.unsafe('create table if not exists lnpr_replica_secret (id int primary key, token text not null)').catch(ignoreConcurrentCreate);
+    await this.#sql`insert into lnpr_replica_secret (id, token) values (1, ${randomBytes(24).toString('base64url')}) on conflict (id) do nothing`;
+    const [row] = await this.#sql`select token from lnpr_replica_secret where id = 1`;
+    this.#token = String(row!.token);
+  }
+
+  /** The leader's URL, waiting (reading it again) until there is one or `deadline` (epoch ms) has passed. */
+  async find(deadline: number): Promise<string | undefined> {
+    for (;;) {
+      if (this.#url === undefined) this.#url = await this.#read().catch(() => undefined);
+      if (this.#url !== undefined && (this.#url !== this.#selfUrl() || this.#selfServing())) return this.#url;
+      this.#url = undefined;
+      if (Date.now() + RETRY_MS > deadline) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    }
+  }
+
+  /** Forgets `url` (it did not answer): the next `find` reads the row again. */
+  forget(url: string): void {
+    if (this.#url === url) this.#url = undefined;
+  }
+
+  async #read(): Promise<string | undefined> {
+    const [row] = await this.#sql`select url from lnpr_leader where id = 1`;
+    return row === undefined ? undefined : String(row.url);
+  }
+}
+
+/** Two replicas creating the same table at once: one wins, the other's error is harmless. */
+function ignoreConcurrentCreate(error: { code?: string }): void {
+  if (error.code !== '23505' && error.code !== '42P07') throw error as Error;
+}

@@ -1,0 +1,171 @@
+/**
+ * Replicas on PostgreSQL, through the real CLI (`lnpr serve --database-url` child processes on
+ * loopback, a real throwaway PostgreSQL cluster): one leader serves the sandbox, standbys forward
+ * to it; reads, transitions, clocks and live streams agree whichever replica a request reaches;
+ * a SIGKILL of the leader loses no acknowledged create, requests meanwhile wait and are answered,
+ * and its due expiry (and webhook, verified with `standardwebhooks`) is done by the new leader.
+ * Skipped, saying why, where no PostgreSQL binaries exist (never in CI: LNPR_REQUIRE_POSTGRES=1).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startCliServer, type CliProcess } from './support/cli-process.js';
+import { postgresAvailable, startPostgresCluster, type PostgresCluster } from './support/postgres-cluster.js';
+import { freshDatabase } from './support/postgres-database.js';
+import { api, createBody, KEYS } from './support/sandbox-server.js';
+import { startReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
+
+const SECRET = 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD';
+const available = postgresAvailable();
+if (!available.ok) console.warn(`replicas tests skipped: ${available.why}`);
+
+type Replica = CliProcess & { url: string };
+
+describe.skipIf(!available.ok)('replicas on PostgreSQL (lnpr serve --database-url)', () => {
+  let cluster: PostgresCluster;
+  let receiver: WebhookReceiver;
+  const running: Replica[] = [];
+  beforeAll(async () => {
+    cluster = await startPostgresCluster();
+    receiver = await startReceiver();
+    receiver.secret = SECRET;
+  }, 120_000);
+  afterAll(async () => {
+    for (const replica of running.splice(0)) {
+      replica.child.kill('SIGKILL');
+      await replica.exited;
+    }
+    await receiver?.close();
+    cluster?.destroy();
+  }, 60_000);
+
+  const replica = async (databaseUrl: string, leader = false): Promise<Replica> => {
+    const started = await startCliServer(['--database-url', databaseUrl, '--webhook', receiver.url, '--webhook-secret', SECRET]);
+    running.push(started);
+    if (leader) await until(() => started.output().stdout.includes('leading the sandbox'), 15_000, () => started.output());
+    return started;
+  };
+
+  it('serves one sandbox through three replicas, and a SIGKILL of the leader loses nothing acknowledged', async () => {
+    const databaseUrl = await freshDatabase(cluster);
+    const first = await replica(databaseUrl, true);
+    const [second, third] = await Promise.all([replica(databaseUrl), replica(databaseUrl)]);
+    expect(second.output().stdout).not.toContain('leading the sandbox');
+
+    // A live stream on a standby sees a change made through another replica.
+    const stream = await openStream(`${third.url}/sandbox/v1/stream`, KEYS.custodial);
+
+    // Read-your-writes: made through one, read through the others.
+    const created = await api(second.url, '/api/v1/payment-requests', { body: createBody() });
+    expect(created.status).toBe(201);
+    for (const { url } of [first, third]) {
+      const read = await api(url, `/api/v1/payment-requests/${created.body.id}`);
+      expect([read.status, read.body.id]).toEqual([200, created.body.id]);
+    }
+    await until(() => stream.text().includes(created.body.id), 5_000, () => stream.text());
+
+    // One transition wins, wherever the second one lands.
+    const completed = await api(third.url, `/sandbox/v1/payment-requests/${created.body.id}/complete`, { method: 'POST' });
+    expect([completed.status, completed.body.status]).toEqual([200, 'completed']);
+    const again = await api(second.url, `/sandbox/v1/payment-requests/${created.body.id}/fail`, { method: 'POST' });
+    expect(again.status).toBe(409);
+
+    // One clock per account: advanced through one replica, read through another.
+    const before = Date.parse((await api(first.url, '/sandbox/v1/clock')).body.now);
+    expect((await api(second.url, '/sandbox/v1/clock/advance', { body: { seconds: 3600 } })).status).toBe(200);
+    const after = Date.parse((await api(third.url, '/sandbox/v1/clock')).body.now);
+    expect(after - before).toBeGreaterThanOrEqual(3_600_000);
+    stream.close();
+
+    // A pending request whose expiry falls due after the kill: the new leader expires it.
+    const expiring = await api(second.url, '/api/v1/payment-requests', { body: createBody({ expiresIn: 3 }) });
+    expect(expiring.status).toBe(201);
+    const dueAt = Date.now() + 3_000;
+
+    // Creates at modest concurrency through the standbys, with the leader killed in the middle.
+    const results: Array<{ started: number; ended: number; status: number; id?: string }> = [];
+    let killedAt = Infinity;
+    let going = true;
+    const worker = async (index: number) => {
+      for (let n = 0; going; n += 1) {
+        const target = [second, third][(index + n) % 2]!;
+        const started = Date.now();
+        const answer = await api(target.url, '/api/v1/payment-requests', { body: createBody() }).catch(() => ({ status: 0, body: {} as { id?: string } }));
+        results.push({ started, ended: Date.now(), status: answer.status, ...(answer.body?.id ? { id: answer.body.id } : {}) });
+      }
+    };
+    const workers = [0, 1, 2, 3].map(worker);
+    await sleep(500);
+    first.child.kill('SIGKILL');
+    killedAt = Date.now();
+    await first.exited;
+    // Requests sent from here on found the leader gone; those sent before may have been cut short in it.
+    const diedAt = Date.now();
+    await sleep(3_000);
+    going = false;
+    await Promise.all(workers);
+
+    // Requests sent after the kill waited for the takeover and got their 201, within 10 s.
+    const afterKill = results.filter((result) => result.started >= diedAt);
+    expect(afterKill.length).toBeGreaterThan(0);
+    expect(afterKill.filter((result) => result.status !== 201)).toEqual([]);
+    expect(Math.max(...afterKill.map((result) => result.ended)) - killedAt).toBeLessThan(10_000 + 1_000);
+    // None ever got a 5xx other than the 503 of one cut short at the leader as it died (maybe applied).
+    expect(results.filter((result) => result.status >= 500 && result.status !== 503)).toEqual([]);
+    expect(results.filter((result) => result.status === 503).length).toBeLessThanOrEqual(4);
+
+    // Every acknowledged create is there, through either survivor.
+    const acknowledged = results.filter((result) => result.status === 201).map((result) => result.id!);
+    expect(acknowledged.length).toBeGreaterThan(10);
+    const leader = [second, third].find((candidate) => candidate.output().stdout.includes('leading the sandbox'));
+    expect(leader).toBeDefined();
+    for (const id of acknowledged) {
+      const read = await api(third.url, `/api/v1/payment-requests/${id}`);
+      expect([id, read.status]).toEqual([id, 200]);
+    }
+
+    // The expiry due after the kill: done by the new leader, its webhook delivered once, verified.
+    await until(() => receiver.received.some((d) => d.event.type === 'payment_request.expired' && d.event.data.id === expiring.body.id), dueAt + 5_000 - Date.now() + 1_000);
+    const expiredAt = Date.now();
+    expect(expiredAt - dueAt).toBeLessThan(5_000 + 1_000);
+    await sleep(1_000);
+    const deliveries = receiver.received.filter((d) => d.event.type === 'payment_request.expired' && d.event.data.id === expiring.body.id);
+    expect(deliveries.length).toBe(1);
+    expect(deliveries[0]!.verified).toBe(true);
+    expect((await api(second.url, `/api/v1/payment-requests/${expiring.body.id}`)).body.status).toBe('expired');
+  }, 90_000);
+
+  it('exits 2 when --host is a wildcard and no --advertise-url says how to reach it', async () => {
+    const cli = runCli(['serve', '--database-url', cluster.url, '--host', '0.0.0.0', '--port', '0']);
+    expect(await cli.exited).toBe(2);
+    expect(cli.output().stderr).toContain('--advertise-url');
+  }, 20_000);
+});
+
+/** An SSE stream read as text as it comes. */
+async function openStream(url: string, key: string): Promise<{ text: () => string; close: () => void }> {
+  const controller = new AbortController();
+  const response = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' }, signal: controller.signal });
+  expect(response.status).toBe(200);
+  let text = '';
+  const reader = response.body!.getReader();
+  void (async () => {
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+      if (done) return;
+      text += decoder.decode(value, { stream: true });
+    }
+  })();
+  return { text: () => text, close: () => controller.abort() };
+}
+
+async function until(condition: () => boolean, timeoutMs: number, describe?: () => unknown): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms${describe ? `: ${JSON.stringify(describe()).slice(0, 2_000)}` : ''}`);
+    await sleep(50);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
