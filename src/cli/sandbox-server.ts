@@ -15,6 +15,9 @@ import type { Sandbox } from '../sandbox.js';
 import type { ServeWebhooks } from './serve-webhooks.js';
 import { UsageError } from './usage-error.js';
 
+/** The time limits of `lnpr serve`'s clients: headers within 10 s, a whole request within 30 s. */
+export const SERVE_TIME_LIMITS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 } as const;
+
 /** What the flags decided, before any sandbox exists. */
 export interface SandboxRecipe {
   sandboxOptions: Omit<NodeSandboxOptions, 'store' | 'dataFile'>;

@@ -12,7 +12,7 @@ import { NETWORKS } from '../lightning/networks.js';
 import type { NodeSandbox } from '../sandbox.node.js';
 import { isIP } from 'node:net';
 import { clientAddresses, normalAddress } from '../http/client-address.js';
-import { closeSandbox, startSandboxServer, type SandboxRecipe } from './sandbox-server.js';
+import { closeSandbox, SERVE_TIME_LIMITS, startSandboxServer, type SandboxRecipe } from './sandbox-server.js';
 import { usageOf, type CommandDefinition } from './command-flags.js';
 import { oneOf, readAccountsFile, readJsonFile, readTextFile, wholeNumber } from './args.js';
 import { serveWebhooks } from './serve-webhooks.js';
@@ -234,9 +234,6 @@ function redactedUrl(url: string): string {
     return '(not a URL)';
   }
 }
-
-/** The time limits of `lnpr serve`'s clients: headers within 10 s, a whole request within 30 s. */
-export const SERVE_TIME_LIMITS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 } as const;
 
 /** `value` as an origin (`scheme://host[:port]`), or a usage error naming `flag`. */
 function origin(flag: string, value: string): string {

@@ -36,7 +36,7 @@ export interface FrontDoorOptions {
 export class FrontDoor {
   readonly server: Server;
   readonly #faces = new Map<Face, Map<ServerEvent, Listener[]>>();
-  #active: Face | 'holding' = 'forwarder';
+  #active: Face | 'holding' | 'suspended' = 'forwarder';
   readonly #held = new Set<{ release: () => void; refuse: () => void }>();
   readonly #holdMs: number;
 
@@ -52,8 +52,8 @@ export class FrontDoor {
     for (const event of EVENTS) this.server.on(event, (...args: unknown[]) => this.#dispatch(event, args));
   }
 
-  /** Which face answers now (`holding` during a takeover). */
-  get active(): Face | 'holding' {
+  /** Which face answers now (`holding` during a takeover, `suspended` while the database is away). */
+  get active(): Face | 'holding' | 'suspended' {
     return this.#active;
   }
 
@@ -84,6 +84,15 @@ export class FrontDoor {
     this.#active = 'holding';
   }
 
+  /**
+   * From now on every request gets 503 `storage_unavailable` at once (a leader that cannot reach the
+   * database: another replica may be taking over, so its sandbox in memory may no longer be the
+   * sandbox, and reads must not be served from it either).
+   */
+  suspend(): void {
+    this.#active = 'suspended';
+  }
+
   /** Makes `face` the one that answers, and lets waiting requests through to it. */
   open(face: Face): void {
     this.#active = face;
@@ -97,7 +106,7 @@ export class FrontDoor {
 
   #dispatch(event: ServerEvent, args: unknown[]): void {
     if (this.#active === 'holding' && (event === 'request' || event === 'upgrade')) return this.#hold(event, args);
-    const listeners = this.#active === 'holding' ? undefined : this.#faces.get(this.#active)?.get(event);
+    const listeners = this.#active === 'holding' || this.#active === 'suspended' ? undefined : this.#faces.get(this.#active)?.get(event);
     if (listeners === undefined || listeners.length === 0) return this.#unheard(event, args);
     for (const listener of listeners) listener.apply(this.server, args);
   }
@@ -123,7 +132,7 @@ export class FrontDoor {
   #unheard(event: ServerEvent, args: unknown[]): void {
     if (event === 'request') {
       const response = args[1] as ServerResponse;
-      const { status, headers, body } = errorResponse(NOT_SERVING);
+      const { status, headers, body } = errorResponse(this.#active === 'suspended' ? DATABASE_AWAY : NOT_SERVING);
       response.writeHead(status, { ...headers, 'retry-after': '1' }).end(body);
     } else if (event === 'checkExpectation') {
       const { status, headers, body } = errorResponse(new ApiError('expectation_failed'));
@@ -139,3 +148,4 @@ export class FrontDoor {
 }
 
 const NOT_SERVING = new ApiError('storage_unavailable', 'No replica serves the sandbox right now (a takeover is under way); try again in a moment.');
+const DATABASE_AWAY = new ApiError('storage_unavailable', 'This replica cannot reach the database; it serves again by itself once it can.');

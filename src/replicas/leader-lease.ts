@@ -5,8 +5,12 @@
  * (every ~200 ms, jittered) takes over within a fraction of a second. On taking it, the new
  * leader bumps `lnpr_leader.epoch` and writes its URL in one transaction: the epoch fences the
  * old leader's writes (the store refuses a stale epoch), the URL tells standbys where to forward.
- * The leader checks every second that its connection still holds the lock; when it does not (the
- * connection dropped, the database away), it is told it lost the lease.
+ * The leader checks every second that its connection still holds the lock. When it cannot tell
+ * (the connection dropped, the database away) it is *suspended*: it must not answer for the
+ * sandbox, since another replica may be taking over, but it keeps trying to take the lock again.
+ * If it does and the epoch is still its own, nobody led meanwhile: its sandbox in memory is still
+ * the sandbox, and it *resumes* (a database that went away and came back). Otherwise another
+ * replica led meanwhile, and it has lost the lease.
  */
 import type { Sql } from 'postgres';
 
@@ -21,6 +25,10 @@ export interface LeaderLeaseOptions {
   onAcquired: (epoch: number) => Promise<void>;
   /** Called once when a held lease is lost (never again after). */
   onLost: (reason: string) => void;
+  /** Called when the leader can no longer tell that it holds the lock (the database away). */
+  onSuspended?: (reason: string) => void;
+  /** Called when a suspended leader took the lock again with its epoch unchanged. */
+  onResumed?: () => void;
   /** Milliseconds between attempts to take the lock; 200 by default (±25 % jitter). */
   pollMs?: number;
   /** Milliseconds between checks that the lock is still held; 1,000 by default. */
@@ -34,6 +42,9 @@ export class LeaderLease {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = false;
   #held = false;
+  /** The epoch taken with the lock; kept while suspended, to tell whether anyone led meanwhile. */
+  #epoch: number | undefined;
+  #suspended = false;
 
   /** @param sql a client of its own, `max: 1` and no lifetime limit: the lock lives on its one connection */
   constructor(sql: Sql, options: LeaderLeaseOptions) {
@@ -68,6 +79,7 @@ export class LeaderLease {
       const epoch = await this.#tryAcquire().catch(() => undefined);
       if (epoch === undefined) return this.#schedule(jitter(this.#options.pollMs ?? 200));
       this.#held = true;
+      this.#epoch = epoch;
       try {
         await this.#options.onAcquired(epoch);
       } catch (error) {
@@ -75,9 +87,31 @@ export class LeaderLease {
       }
       return this.#schedule(this.#options.checkMs ?? 1_000);
     }
+    if (this.#suspended) return this.#tryResume();
     const still = await withTimeout(this.#stillHeld(), 3_000).catch((error: unknown) => `the lock's connection failed: ${(error as Error).message}`);
     if (still === true) return this.#schedule(this.#options.checkMs ?? 1_000);
-    this.#lose(typeof still === 'string' ? still : 'the lock is no longer held by this replica (its database connection was replaced)');
+    this.#suspended = true;
+    this.#options.onSuspended?.(typeof still === 'string' ? still : 'the lock is no longer held by this replica (its database connection was replaced)');
+    this.#schedule(jitter(this.#options.pollMs ?? 200));
+  }
+
+  /** A suspended leader: the lock again with the same epoch resumes; another's epoch loses. */
+  async #tryResume(): Promise<void> {
+    const outcome = await withTimeout(this.#retake(), 3_000).catch(() => 'unreachable' as const);
+    if (outcome === 'unreachable') return this.#schedule(jitter(this.#options.pollMs ?? 200));
+    if (outcome === 'taken') return this.#lose('another replica holds the lease now');
+    if (outcome === 'led') return this.#lose('another replica led the sandbox while this one could not reach the database');
+    this.#suspended = false;
+    this.#options.onResumed?.();
+    this.#schedule(this.#options.checkMs ?? 1_000);
+  }
+
+  /** Takes the lock again (a new session): `resumed` if the epoch is still ours. */
+  async #retake(): Promise<'resumed' | 'taken' | 'led'> {
+    const [row] = await this.#sql`select pg_try_advisory_lock(${LEADER_LOCK_KEY}) as locked`;
+    if (row?.locked !== true) return 'taken';
+    const [leader] = await this.#sql`select epoch from lnpr_leader where id = 1`;
+    return leader !== undefined && Number(leader.epoch) === this.#epoch ? 'resumed' : 'led';
   }
 
   #lose(reason: string): void {

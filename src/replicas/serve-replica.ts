@@ -6,7 +6,10 @@
  * loads the sandbox from PostgreSQL (its due expiries, rule outcomes and webhook attempts with
  * it, as after a restart) and serves on the same port; requests meanwhile wait, up to 10 s.
  *
- * A leader that loses its lease (its lock's connection gone, or a write refused for a stale
+ * A leader that cannot reach the database is suspended: every request gets 503
+ * `storage_unavailable` (`/healthz` too) until it takes its lock again; if its epoch is unchanged
+ * (nobody led meanwhile: the database went away and came back) it serves again by itself. A
+ * leader that lost its lease (another replica led meanwhile, or a write was refused for a stale
  * epoch) exits with status 75 and a line saying why: it must not serve a sandbox another replica
  * now leads, and a supervisor (systemd, Kubernetes) starts it again, as a standby.
  */
@@ -16,8 +19,7 @@ import { clientAddresses } from '../http/client-address.js';
 import type { NodeSandbox } from '../sandbox.node.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.node.js';
 import { ensureSchema } from '../store/postgres/schema.node.js';
-import { closeSandbox, startSandboxServer, type SandboxRecipe } from '../cli/sandbox-server.js';
-import { SERVE_TIME_LIMITS } from '../cli/serve.js';
+import { closeSandbox, SERVE_TIME_LIMITS, startSandboxServer, type SandboxRecipe } from '../cli/sandbox-server.js';
 import { UsageError } from '../cli/usage-error.js';
 import { buildForwarder } from './forwarder.js';
 import { FrontDoor } from './front-door.js';
@@ -60,7 +62,7 @@ export async function serveReplica({ recipe, databaseUrl, host, port, advertiseU
     await leaders.init();
   } catch (error) {
     await lockSql.end({ timeout: 1 }).catch(() => {});
-    throw new UsageError(`--database-url: ${(error as Error).message}`);
+    throw new UsageError(`--database-url ${redacted(databaseUrl)}: ${(error as Error).message}`);
   }
   const addresses = clientAddresses({ trustProxy, replicaToken: () => leaders.token });
   const { publicUrl, hostNames = [], bodyLimit = 1024 * 1024 } = recipe.serverOptions;
@@ -78,7 +80,10 @@ export async function serveReplica({ recipe, databaseUrl, host, port, advertiseU
 
   let leading: { sandbox: NodeSandbox; close: () => Promise<void> } | undefined;
   let stopping = false;
-  const takeOver = async (epoch: number): Promise<void> => {
+  /** A takeover under way: a stop waits for it, so what it opened is closed too. */
+  let takingOver: Promise<void> | undefined;
+  const takeOver = (epoch: number): Promise<void> => (takingOver = loadAndLead(epoch).finally(() => (takingOver = undefined)));
+  const loadAndLead = async (epoch: number): Promise<void> => {
     door.hold();
     const started = Date.now();
     const store = await openPostgresStore({
@@ -122,6 +127,14 @@ export async function serveReplica({ recipe, databaseUrl, host, port, advertiseU
     },
     onAcquired: takeOver,
     onLost: stepDown,
+    onSuspended: (reason) => {
+      door.suspend();
+      process.stderr.write(`lnpr replica: cannot reach the database (${reason}); answering 503 until it can again\n`);
+    },
+    onResumed: () => {
+      door.open('sandbox');
+      say('lnpr replica: the database is back, and this replica still leads: serving again');
+    },
   });
 
   const stopped = new Promise<void>((resolve) => {
@@ -132,6 +145,7 @@ export async function serveReplica({ recipe, databaseUrl, host, port, advertiseU
       say(`lnpr replica: ${signal}: finishing in-flight requests, flushing storage, giving up the lead`);
       void (async () => {
         try {
+          await takingOver?.catch(() => {});
           await leading?.close();
           await forwarder.close();
         } catch (error) {
