@@ -1,8 +1,25 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * The slowest suites: the documentation's commands in a fresh install, the conformance suite's
+ * classifier, PostgreSQL and replicas. They run on one runtime of CI's four (`.ci/run` sets
+ * `LNPR_SLOW_SUITES=skip` for the others, so the whole run stays within CI's time); anywhere else
+ * `npm test` runs them.
+ */
+const SLOW_SUITES = [
+  'conformance/test/classifier.test.ts',
+  'test/readme-commands.test.ts',
+  'test/postgres-*.test.ts',
+  'test/replicas.test.ts',
+  'test/shared-sandbox.test.ts',
+];
+const skipSlow = process.env.LNPR_SLOW_SUITES === 'skip';
+if (skipSlow) console.log(`LNPR_SLOW_SUITES=skip: not running ${SLOW_SUITES.join(', ')} (they run on another runtime)`);
 
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'conformance/**/*.test.ts', 'scenarios/**/*.test.ts', 'examples/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, ...(skipSlow ? SLOW_SUITES : [])],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },
