@@ -17,7 +17,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { copyFile, cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -25,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { verifyingReceiver, type TestReceiver } from '../src/webhook-check/testing/receivers.node.js';
 import { userEnv } from './support/tarball-project.js';
+import { freePort } from './support/free-port.js';
 
 const REPO = new URL('..', import.meta.url).pathname;
 const run = promisify(execFile);
@@ -373,18 +374,6 @@ function stop(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
-  });
-}
-
-/** A port nothing listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
   });
 }
 

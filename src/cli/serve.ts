@@ -17,6 +17,7 @@ import { usageOf, type CommandDefinition } from './command-flags.js';
 import { oneOf, readAccountsFile, readJsonFile, readTextFile, wholeNumber } from './args.js';
 import { serveWebhooks } from './serve-webhooks.js';
 import { UsageError } from './usage-error.js';
+import { redactedDatabaseUrl } from '../store/postgres/database-url.js';
 
 /** The flags of `lnpr serve`: what it parses, and what `--help` and the CLI reference show. */
 export const SERVE_COMMAND = {
@@ -162,7 +163,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
       port,
       ...(advertiseUrl === undefined ? {} : { advertiseUrl: origin('--advertise-url', advertiseUrl) }),
       trustProxy,
-      banner: (url, sandbox, webhookLines) => banner(url, sandbox, `PostgreSQL ${redactedUrl(databaseUrl)}`, webhookLines, publicUrl),
+      banner: (url, sandbox, webhookLines) => banner(url, sandbox, `PostgreSQL ${redactedDatabaseUrl(databaseUrl)}`, webhookLines, publicUrl),
     });
     log.flush();
     return;
@@ -208,7 +209,7 @@ function checkDatabaseUrl(url: string): void {
     throw new UsageError(`--database-url must be postgres://USER[:PASSWORD]@HOST:PORT/DB (it is ${JSON.stringify(url)})`);
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw new UsageError(`--database-url must be postgres://USER[:PASSWORD]@HOST:PORT/DB (it is ${redactedUrl(url)})`);
+    throw new UsageError(`--database-url must be postgres://USER[:PASSWORD]@HOST:PORT/DB (it is ${redactedDatabaseUrl(url)})`);
   }
 }
 
@@ -224,16 +225,6 @@ function isWildcardHost(host: string): boolean {
   return ['0.0.0.0', '::', '[::]', '0', ''].includes(host.trim());
 }
 
-/** The URL without its password, for messages and the banner. */
-function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(not a URL)';
-  }
-}
 
 /** `value` as an origin (`scheme://host[:port]`), or a usage error naming `flag`. */
 function origin(flag: string, value: string): string {

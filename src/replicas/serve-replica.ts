@@ -25,6 +25,7 @@ import { buildForwarder } from './forwarder.js';
 import { FrontDoor } from './front-door.js';
 import { LeaderDirectory } from './leader-directory.js';
 import { LeaderLease } from './leader-lease.js';
+import { redactedDatabaseUrl } from '../store/postgres/database-url.js';
 
 /** The exit status of a leader that lost its lease (EX_TEMPFAIL: start it again). */
 export const LOST_LEASE_EXIT = 75;
@@ -62,7 +63,7 @@ export async function serveReplica({ recipe, databaseUrl, host, port, advertiseU
     await leaders.init();
   } catch (error) {
     await lockSql.end({ timeout: 1 }).catch(() => {});
-    throw new UsageError(`--database-url ${redacted(databaseUrl)}: ${(error as Error).message}`);
+    throw new UsageError(`--database-url ${redactedDatabaseUrl(databaseUrl)}: ${(error as Error).message}`);
   }
   const addresses = clientAddresses({ trustProxy, replicaToken: () => leaders.token });
   const { publicUrl, hostNames = [], bodyLimit = 1024 * 1024 } = recipe.serverOptions;
@@ -168,17 +169,8 @@ export async function serveReplica({ recipe, databaseUrl, host, port, advertiseU
   }
   selfUrl = advertiseUrl ?? forwarder.listeningOrigin;
   say(`lnpr-sandbox listening on ${forwarder.listeningOrigin}`);
-  say(`  replica of ${redacted(databaseUrl)}, reached by the others at ${selfUrl}; a standby until it takes the lead`);
+  say(`  replica of ${redactedDatabaseUrl(databaseUrl)}, reached by the others at ${selfUrl}; a standby until it takes the lead`);
   lease.start();
   await stopped;
 }
 
-function redacted(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(not a URL)';
-  }
-}
