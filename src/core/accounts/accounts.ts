@@ -88,7 +88,10 @@ export class AccountDirectory {
   readonly #created = new Map<string, AccountRecord>();
   /** Every key; replaced (never changed in place) when accounts come and go. */
   #keys: KeyEntry[] = [];
-  /** Valid keys seen before, so a known key skips hashing; bounded by the number of keys, and purged with their account. */
+  /**
+   * Valid keys seen before, and their `Bearer <key>` headers, so a known key skips parsing and hashing;
+   * bounded by twice the number of keys, and purged with their account.
+   */
   readonly #known = new Map<string, KeyHolder>();
 
   /** The configured accounts and keys, and the created accounts a store kept (`created`). */
@@ -160,6 +163,9 @@ export class AccountDirectory {
 
   /** The holder of the key in an `Authorization` header value; throws `unauthorized` when there is none. */
   identify(authorization: string | undefined): KeyHolder {
+    // The usual spelling of a key seen before (`Bearer <key>`) is found without parsing the header.
+    const known = authorization === undefined ? undefined : this.#known.get(authorization);
+    if (known !== undefined) return known;
     if (authorization === undefined || authorization === '') {
       throw new ApiError('unauthorized', 'Missing API key: send "Authorization: Bearer <API_KEY>".');
     }
@@ -174,6 +180,8 @@ export class AccountDirectory {
     const holder = this.#known.get(key) ?? this.#lookUp(key);
     if (!holder) throw new ApiError('unauthorized', 'Invalid API key.');
     this.#known.set(key, holder);
+    // Keys hold no space, so a whole header cannot be taken for a key: one map serves both.
+    if (authorization === `Bearer ${key}`) this.#known.set(authorization, holder);
     return holder;
   }
 

@@ -18,7 +18,7 @@ export type { ApiRequest, ApiResponse, RouteReply } from './messages.js';
 /** Handles one request. Never throws: every failure becomes a JSON error response. */
 export type RequestHandler = (request: ApiRequest) => Promise<ApiResponse>;
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } as const;
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
 
 /** What the pipeline needs besides the routes. */
 export interface PipelineOptions<Deps> {
@@ -108,7 +108,8 @@ function serialize(reply: RouteReply, method: string, caller?: KeyHolder): ApiRe
   const hasBody = reply.body !== undefined && method !== 'HEAD';
   return {
     status: reply.status,
-    headers: { ...(reply.body !== undefined ? JSON_HEADERS : {}), ...reply.headers },
+    // The shared headers object as is when a reply adds none (transports copy headers, never change them).
+    headers: reply.headers === undefined || isEmpty(reply.headers) ? (reply.body !== undefined ? JSON_HEADERS : {}) : { ...(reply.body !== undefined ? JSON_HEADERS : {}), ...reply.headers },
     body: !hasBody ? '' : reply.body instanceof JsonText ? reply.body.text : writeAnswerJson(reply.body, caller),
   };
 }
@@ -116,4 +117,9 @@ function serialize(reply: RouteReply, method: string, caller?: KeyHolder): ApiRe
 function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
+}
+
+function isEmpty(headers: Readonly<Record<string, string>>): boolean {
+  for (const _name in headers) return false;
+  return true;
 }
