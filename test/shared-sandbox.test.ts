@@ -100,6 +100,11 @@ describe.skipIf(!available.ok)('examples/shared-sandbox: nginx in front of three
       return { status: 0, body: undefined };
     }
   };
+  /** What the replicas said about the lease (who led, who exited), for the report. */
+  const replicaEvents = (): string =>
+    [1, 2, 3]
+      .map((n) => `replica ${n}: ` + readFileSync(join(runDir, `replica-${n}.log`), 'utf8').split('\n').filter((line) => /leading the sandbox|lost the leader|suspended|exited \(/.test(line)).map((line) => line.slice(0, 120)).join(' | '))
+      .join('; ');
   const databaseUrl = (): string => `postgres://postgres@127.0.0.1:${readFileSync(join(runDir, 'postgres', 'port'), 'utf8').trim()}/postgres`;
 
   it('the conformance suite, profile full, every check run (its own accounts, an NWC payer), passes through the balancer', async () => {
@@ -204,7 +209,7 @@ describe.skipIf(!available.ok)('examples/shared-sandbox: nginx in front of three
     }
     going = false;
     await Promise.all(pollers);
-    console.info(`shared-sandbox: database outage: ${statuses.length} answers (${count(statuses)}), recovered ${recovered} ms after the database's return`);
+    console.info(`shared-sandbox: database outage: ${statuses.length} answers (${count(statuses)}), recovered ${recovered} ms after the database's return; ${replicaEvents()}`);
     expect(recovered).toBeGreaterThan(0);
     expect(recovered).toBeLessThan(15_000);
     expect(statuses.filter((status) => ![200, 201, 503].includes(status))).toEqual([]);
