@@ -62,7 +62,15 @@ fi
 #    lost its lease exits 75 and comes back as a standby; a killed one comes back too.
 supervise() {
   local index=$1 port=$2 child=
-  trap '[[ -n "$child" ]] && kill -TERM "$child" 2>/dev/null; [[ -n "$child" ]] && wait "$child"; exit 0' TERM INT
+  # SIGTERM lets the replica finish its requests and flush; one still running 20 s later is killed.
+  trap 'stop_replica; exit 0' TERM INT
+  stop_replica() {
+    [[ -n "$child" ]] || return 0
+    kill -TERM "$child" 2>/dev/null || true
+    for _ in $(seq 1 200); do kill -0 "$child" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$child" 2>/dev/null || true
+    wait "$child" 2>/dev/null || true
+  }
   while true; do
     # shellcheck disable=SC2086 # $lnpr and LNPR_SERVE_ARGS are word lists on purpose.
     (cd "$root" && exec $lnpr serve --host 127.0.0.1 --port "$port" \
