@@ -88,11 +88,13 @@ export class AccountDirectory {
   readonly #created = new Map<string, AccountRecord>();
   /** Every key; replaced (never changed in place) when accounts come and go. */
   #keys: KeyEntry[] = [];
-  /**
-   * Valid keys seen before, and their `Bearer <key>` headers, so a known key skips parsing and hashing;
-   * bounded by twice the number of keys, and purged with their account.
-   */
+  /** Valid keys seen before, so a known key skips hashing; bounded by the number of keys, and purged with their account. */
   readonly #known = new Map<string, KeyHolder>();
+  /**
+   * The `Bearer <key>` headers of those keys, so the usual spelling skips parsing too. A map of its
+   * own: a bare key sent as the whole header must still be refused (only Bearer authenticates).
+   */
+  readonly #knownHeaders = new Map<string, KeyHolder>();
 
   /** The configured accounts and keys, and the created accounts a store kept (`created`). */
   constructor(config: AccountsConfig, created: Iterable<AccountRecord> = []) {
@@ -157,14 +159,14 @@ export class AccountDirectory {
     if (!this.#created.delete(accountId)) return false;
     this.#accounts.delete(accountId);
     this.#keys = this.#keys.filter(({ holder }) => holder.account?.id !== accountId);
-    for (const [key, holder] of this.#known) if (holder.account?.id === accountId) this.#known.delete(key);
+    for (const known of [this.#known, this.#knownHeaders]) for (const [text, holder] of known) if (holder.account?.id === accountId) known.delete(text);
     return true;
   }
 
   /** The holder of the key in an `Authorization` header value; throws `unauthorized` when there is none. */
   identify(authorization: string | undefined): KeyHolder {
     // The usual spelling of a key seen before (`Bearer <key>`) is found without parsing the header.
-    const known = authorization === undefined ? undefined : this.#known.get(authorization);
+    const known = authorization === undefined ? undefined : this.#knownHeaders.get(authorization);
     if (known !== undefined) return known;
     if (authorization === undefined || authorization === '') {
       throw new ApiError('unauthorized', 'Missing API key: send "Authorization: Bearer <API_KEY>".');
@@ -180,8 +182,7 @@ export class AccountDirectory {
     const holder = this.#known.get(key) ?? this.#lookUp(key);
     if (!holder) throw new ApiError('unauthorized', 'Invalid API key.');
     this.#known.set(key, holder);
-    // Keys hold no space, so a whole header cannot be taken for a key: one map serves both.
-    if (authorization === `Bearer ${key}`) this.#known.set(authorization, holder);
+    if (authorization === `Bearer ${key}`) this.#knownHeaders.set(authorization, holder);
     return holder;
   }
 
