@@ -26,6 +26,8 @@ declare module 'autocannon' {
     duration?: number;
     /** A total of requests to send, instead of a duration. */
     amount?: number;
+    /** Requests per second across all connections (a fixed rate). */
+    overallRate?: number;
     /** Milliseconds between samples; a run ends at the first sample after `duration`. */
     sampleInt?: number;
     requests?: Request[];

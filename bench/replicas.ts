@@ -6,7 +6,7 @@
  *     (`POST /sandbox/v1/payment-requests/{id}/complete`, the one settlement path), on one account,
  *     in memory and on PostgreSQL (one replica), alternating; each round's creates/s, completes/s
  *     and the server's CPU per create and per complete (from /proc).
- * (b) Replicas' CPU per request: GET and POST through a round-robin proxy (bench/round-robin-proxy.ts,
+ * (b) Replicas' CPU per request: GET and POST at a fixed rate (the same for every setup) through a round-robin proxy (bench/round-robin-proxy.ts,
  *     its own process, not counted) in front of 1 replica, and of 2 (a leader and a standby, which
  *     forwards to the leader), alternating rounds; the replica processes' CPU time (/proc) per 2xx
  *     answer. Then requests sent straight to a standby: the standby's CPU per forwarded request
@@ -37,6 +37,8 @@ const ROUNDS = Math.round(Number(process.env.BENCH_ROUNDS ?? 5));
 const TRANSITIONS = Number(process.env.BENCH_REPLICAS_TRANSITIONS ?? 2_000);
 /** Seconds per round of (b). */
 const SECONDS = Number(process.env.BENCH_REPLICAS_SECONDS ?? 3);
+/** Fixed request rates of (b), the same for every setup, so each process batches alike (closed loops at saturation measure contention). */
+const RATES = { GET: Number(process.env.BENCH_REPLICAS_GET_RATE ?? 1_500), POST: Number(process.env.BENCH_REPLICAS_POST_RATE ?? 300) };
 const FAILOVERS = Math.round(Number(process.env.BENCH_FAILOVERS ?? 3));
 /** expiresIn of the request that falls due across the kill, and how long before it is due the leader is killed. */
 const EXPIRES_IN_SECONDS = 2;
@@ -107,7 +109,7 @@ interface Measured {
   other2xx: number;
 }
 
-async function measure(url: string, request: Request, pids: number[], limit: { amount: number } | { seconds: number }): Promise<Measured> {
+async function measure(url: string, request: Request, pids: number[], limit: { amount: number } | { seconds: number }, rate?: number): Promise<Measured> {
   const before = sampleCpu(pids);
   const started = performance.now();
   const result = await autocannon({
@@ -116,6 +118,7 @@ async function measure(url: string, request: Request, pids: number[], limit: { a
     sampleInt: 100,
     requests: [request],
     ...('amount' in limit ? { amount: limit.amount } : { duration: limit.seconds }),
+    ...(rate !== undefined ? { overallRate: rate } : {}),
   });
   const seconds = (performance.now() - started) / 1000;
   const after = sampleCpu(pids);
@@ -204,7 +207,8 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
   started.push(standby);
   const one = await startProxy([lone.url]);
   const two = await startProxy([leader.url, standby.url]);
-  proxies.push(one.child, two.child);
+  const toStandby = await startProxy([standby.url]);
+  proxies.push(one.child, two.child, toStandby.child);
 
   const idsOf = async (url: string) => {
     const ids: string[] = [];
@@ -225,22 +229,24 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
     '1 replica': { url: one.url, pids: [lone.pid], ids: loneIds },
     '2 replicas': { url: two.url, pids: [leader.pid, standby.pid], ids: pairIds },
   };
-  console.log(`\n(b) Replicas' CPU per request (their processes' CPU time from /proc per 2xx answer), behind a round-robin proxy; ${ROUNDS} alternating rounds of ${SECONDS} s, ${CONNECTIONS} connections`);
-  console.log('| case | 1 replica: CPU µs/req (median) | 2 replicas: CPU µs/req (median) | ratio 2/1 | rounds 1 replica | rounds 2 replicas | req/s 1 replica (median) | req/s 2 replicas (median) | other load % |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log(`\n(b) Replicas' CPU per request (their processes' CPU time from /proc per 2xx answer), behind a round-robin proxy (its own process, not counted); ${ROUNDS} alternating rounds of ${SECONDS} s, ${CONNECTIONS} connections at a fixed rate (GET ${RATES.GET}/s, POST ${RATES.POST}/s)`);
+  console.log('| case | 1 replica: CPU µs/req (median) | 2 replicas: CPU µs/req (median) | ratio 2/1 | 2 replicas: leader + standby µs/req (medians) | rounds 1 replica | rounds 2 replicas | req/s 1 replica (median) | req/s 2 replicas (median) | other load % |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const [name, request] of [['GET', (ids: string[]) => gets(ids)], ['POST', () => post]] as const) {
     // Warm-up of both setups.
-    for (const setup of Object.values(setups)) await measure(setup.url, request(setup.ids), setup.pids, { seconds: 1 });
+    for (const setup of Object.values(setups)) await measure(setup.url, request(setup.ids), setup.pids, { seconds: 3 }, RATES[name]);
     const cpu: Record<string, number[]> = { '1 replica': [], '2 replicas': [] };
     const rps: Record<string, number[]> = { '1 replica': [], '2 replicas': [] };
     const other: number[] = [];
+    const split: number[][] = [[], []];
     let failed = 0;
     for (let r = 0; r < ROUNDS; r++) {
       const order = r % 2 === 0 ? (['1 replica', '2 replicas'] as const) : (['2 replicas', '1 replica'] as const);
       for (const key of order) {
         const setup = setups[key];
-        const run = await measure(setup.url, request(setup.ids), setup.pids, { seconds: SECONDS });
+        const run = await measure(setup.url, request(setup.ids), setup.pids, { seconds: SECONDS }, RATES[name]);
         cpu[key]!.push((sumOf(run.cpuMs.values()) * 1000) / run.ok);
+        if (key === '2 replicas') setup.pids.forEach((pid, i) => split[i]!.push((run.cpuMs.get(pid)! * 1000) / run.ok));
         rps[key]!.push(run.ok / run.seconds);
         other.push(run.other2xx);
         failed += run.other;
@@ -249,23 +255,24 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
     const a = median(cpu['1 replica']!);
     const b = median(cpu['2 replicas']!);
     console.log(
-      `| ${name} | ${round(a)} | ${round(b)} | ${(b / a).toFixed(2)}× | ${list(cpu['1 replica']!)} | ${list(cpu['2 replicas']!)} | ${round(median(rps['1 replica']!))} | ${round(median(rps['2 replicas']!))} | ${list(other)} |` +
+      `| ${name} | ${round(a)} | ${round(b)} | ${(b / a).toFixed(2)}× | ${round(median(split[0]!))} + ${round(median(split[1]!))} | ${list(cpu['1 replica']!)} | ${list(cpu['2 replicas']!)} | ${round(median(rps['1 replica']!))} | ${round(median(rps['2 replicas']!))} | ${list(other)} |` +
         (failed > 0 ? ` (${failed} answers not 2xx)` : ''),
     );
   }
 
-  console.log(`\nRequests sent straight to the standby (each forwarded to the leader): ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections`);
+  console.log(`\nRequests sent straight to the standby (each forwarded to the leader): ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections at the same rates`);
   console.log('| case | standby CPU µs per forwarded request (median) | leader CPU µs/req (median) | req/s (median) | rounds standby µs/req | rounds leader µs/req | other load % |');
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
-  for (const [name, request] of [['GET', gets(pairIds)], ['POST', post]] as const) {
-    await measure(standby.url, request, [standby.pid, leader.pid], { seconds: 1 });
+  for (const [name, request, url] of [['GET', gets(pairIds), standby.url], ['POST', post, standby.url], ['GET, through the proxy', gets(pairIds), toStandby.url], ['POST, through the proxy', post, toStandby.url]] as const) {
+    const rate = RATES[name.startsWith('GET') ? 'GET' : 'POST'];
+    await measure(url, request, [standby.pid, leader.pid], { seconds: 2 }, rate);
     const standbyCpu: number[] = [];
     const leaderCpu: number[] = [];
     const rps: number[] = [];
     const other: number[] = [];
     let failed = 0;
     for (let r = 0; r < ROUNDS; r++) {
-      const run = await measure(standby.url, request, [standby.pid, leader.pid], { seconds: SECONDS });
+      const run = await measure(url, request, [standby.pid, leader.pid], { seconds: SECONDS }, rate);
       standbyCpu.push((run.cpuMs.get(standby.pid)! * 1000) / run.ok);
       leaderCpu.push((run.cpuMs.get(leader.pid)! * 1000) / run.ok);
       rps.push(run.ok / run.seconds);
@@ -278,8 +285,7 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
     );
   }
   for (const replica of [lone, leader, standby]) replica.child.kill('SIGTERM');
-  one.child.kill('SIGTERM');
-  two.child.kill('SIGTERM');
+  for (const proxy of [one, two, toStandby]) proxy.child.kill('SIGTERM');
   await Promise.all([lone.exited, leader.exited, standby.exited]);
 }
 
@@ -360,9 +366,10 @@ export async function benchReplicas(): Promise<void> {
   const started: Served[] = [];
   const proxies: ChildProcess[] = [];
   try {
-    await benchTransitions(cluster, started);
-    await benchReplicaCpu(cluster, started, proxies);
-    await benchFailover(cluster, started);
+    const parts = process.env.BENCH_REPLICAS_PARTS ?? 'abc';
+    if (parts.includes('a')) await benchTransitions(cluster, started);
+    if (parts.includes('b')) await benchReplicaCpu(cluster, started, proxies);
+    if (parts.includes('c')) await benchFailover(cluster, started);
   } finally {
     for (const child of [...started.map((s) => s.child), ...proxies]) {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
