@@ -122,8 +122,18 @@ async function measure(url: string, request: Request, pids: number[], limit: { a
   });
   const seconds = (performance.now() - started) / 1000;
   const after = sampleCpu(pids);
+  for (const [code, count] of Object.entries(result.statusCodeStats)) if (!code.startsWith('2')) failureTally[code] = (failureTally[code] ?? 0) + count.count;
+  if (result.errors + result.timeouts > 0) failureTally.errors = (failureTally.errors ?? 0) + result.errors + result.timeouts;
   const cpuMs = new Map(pids.map((pid) => [pid, processCpuMs(before, after, pid) ?? Number.NaN]));
   return { ok: result['2xx'], other: result.non2xx + result.errors + result.timeouts, seconds, cpuMs, other2xx: otherLoadPercent(before, after) ?? Number.NaN };
+}
+
+/** Non-2xx answers seen since the last `takeFailures()`, by status. */
+let failureTally: Record<string, number> = {};
+function takeFailures(): string {
+  const text = Object.entries(failureTally).map(([code, count]) => `${count} × ${code}`).join(', ');
+  failureTally = {};
+  return text === '' ? '' : ` (not 2xx: ${text})`;
 }
 
 const sumOf = (values: Iterable<number>) => [...values].reduce((a, b) => a + b, 0);
@@ -173,6 +183,7 @@ async function benchTransitions(cluster: PostgresCluster, started: Served[]): Pr
   const targets: Array<[string, Served]> = [['memory', memory], ['PostgreSQL (1 replica)', pg]];
   // Warm-up: JIT and connections, not counted.
   for (const [, target] of targets) await transitionRound(target);
+  takeFailures();
   const rounds = new Map(targets.map(([name]) => [name, [] as Awaited<ReturnType<typeof transitionRound>>[]]));
   for (let r = 0; r < ROUNDS; r++) {
     for (const [name, target] of r % 2 === 0 ? targets : [...targets].reverse()) rounds.get(name)!.push(await transitionRound(target));
@@ -182,13 +193,13 @@ async function benchTransitions(cluster: PostgresCluster, started: Served[]): Pr
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const [name] of targets) {
     const of = rounds.get(name)!;
-    const failed = sumOf(of.map((o) => o.failed));
     console.log(
       `| ${name} | ${round(median(of.map((o) => o.completesPerSec)))} | ${round(median(of.map((o) => o.createsPerSec)))} | ${round(median(of.map((o) => o.cpuPerComplete)))} | ` +
-        `${round(median(of.map((o) => o.cpuPerCreate)))} | ${list(of.map((o) => o.completesPerSec))} | ${list(of.map((o) => o.cpuPerComplete))} | ${list(of.map((o) => o.other))} |` +
-        (failed > 0 ? ` (${failed} answers not 2xx)` : ''),
+        `${round(median(of.map((o) => o.cpuPerCreate)))} | ${list(of.map((o) => o.completesPerSec))} | ${list(of.map((o) => o.cpuPerComplete))} | ${list(of.map((o) => o.other))} |`,
     );
   }
+  const failures = takeFailures();
+  if (failures !== '') console.log(`Answers that were not 2xx${failures.slice(1)}`);
   memory.child.kill('SIGTERM');
   pg.child.kill('SIGTERM');
   await Promise.all([memory.exited, pg.exited]);
@@ -237,9 +248,9 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
     for (const setup of Object.values(setups)) await measure(setup.url, request(setup.ids), setup.pids, { seconds: 3 }, RATES[name]);
     const cpu: Record<string, number[]> = { '1 replica': [], '2 replicas': [] };
     const rps: Record<string, number[]> = { '1 replica': [], '2 replicas': [] };
+    takeFailures();
     const other: number[] = [];
     const split: number[][] = [[], []];
-    let failed = 0;
     for (let r = 0; r < ROUNDS; r++) {
       const order = r % 2 === 0 ? (['1 replica', '2 replicas'] as const) : (['2 replicas', '1 replica'] as const);
       for (const key of order) {
@@ -249,14 +260,13 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
         if (key === '2 replicas') setup.pids.forEach((pid, i) => split[i]!.push((run.cpuMs.get(pid)! * 1000) / run.ok));
         rps[key]!.push(run.ok / run.seconds);
         other.push(run.other2xx);
-        failed += run.other;
       }
     }
     const a = median(cpu['1 replica']!);
     const b = median(cpu['2 replicas']!);
     console.log(
       `| ${name} | ${round(a)} | ${round(b)} | ${(b / a).toFixed(2)}× | ${round(median(split[0]!))} + ${round(median(split[1]!))} | ${list(cpu['1 replica']!)} | ${list(cpu['2 replicas']!)} | ${round(median(rps['1 replica']!))} | ${round(median(rps['2 replicas']!))} | ${list(other)} |` +
-        (failed > 0 ? ` (${failed} answers not 2xx)` : ''),
+        takeFailures(),
     );
   }
 
@@ -266,22 +276,21 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
   for (const [name, request, url] of [['GET', gets(pairIds), standby.url], ['POST', post, standby.url], ['GET, through the proxy', gets(pairIds), toStandby.url], ['POST, through the proxy', post, toStandby.url]] as const) {
     const rate = RATES[name.startsWith('GET') ? 'GET' : 'POST'];
     await measure(url, request, [standby.pid, leader.pid], { seconds: 2 }, rate);
+    takeFailures();
     const standbyCpu: number[] = [];
     const leaderCpu: number[] = [];
     const rps: number[] = [];
     const other: number[] = [];
-    let failed = 0;
     for (let r = 0; r < ROUNDS; r++) {
       const run = await measure(url, request, [standby.pid, leader.pid], { seconds: SECONDS }, rate);
       standbyCpu.push((run.cpuMs.get(standby.pid)! * 1000) / run.ok);
       leaderCpu.push((run.cpuMs.get(leader.pid)! * 1000) / run.ok);
       rps.push(run.ok / run.seconds);
       other.push(run.other2xx);
-      failed += run.other;
     }
     console.log(
       `| ${name} | ${round(median(standbyCpu))} | ${round(median(leaderCpu))} | ${round(median(rps))} | ${list(standbyCpu)} | ${list(leaderCpu)} | ${list(other)} |` +
-        (failed > 0 ? ` (${failed} answers not 2xx)` : ''),
+        takeFailures(),
     );
   }
   for (const replica of [lone, leader, standby]) replica.child.kill('SIGTERM');
