@@ -15,6 +15,8 @@ declare module 'autocannon' {
   export interface Request extends RequestParams {
     /** Called before each request is sent; returns the request to send. */
     setupRequest?: (request: RequestParams, context: Record<string, unknown>) => RequestParams;
+    /** Called with each answer's status and body. */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
   }
 
   export interface Options extends RequestParams {
@@ -22,6 +24,10 @@ declare module 'autocannon' {
     connections?: number;
     /** Seconds. */
     duration?: number;
+    /** A total of requests to send, instead of a duration. */
+    amount?: number;
+    /** Requests per second across all connections (a fixed rate). */
+    overallRate?: number;
     /** Milliseconds between samples; a run ends at the first sample after `duration`. */
     sampleInt?: number;
     requests?: Request[];

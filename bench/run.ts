@@ -34,6 +34,10 @@
  * the payments and the relay; no other server, no start-up targets, no storage figures.
  * BENCH_ONLY=postgres measures only the PostgreSQL store (bench/postgres.ts, about two minutes):
  * POST, GET, GET status against the JSON file, and PostgreSQL's CPU per acknowledged create.
+ * BENCH_ONLY=replicas measures only replicas on PostgreSQL (bench/replicas.ts, about three minutes):
+ * one account's transitions per second (create then complete; memory and PostgreSQL), replicas'
+ * CPU per request at 1 and 2 replicas behind a round-robin proxy and a standby's per forwarded
+ * request, and the failover time from SIGKILL of the leader to the first expiry by the new one.
  * BENCH_ONLY=relay measures only "API under relay load" (`bench/relay-load.ts`, about a minute, on
  * the sources): GET p50/p99 quiet and during findings 3 and 4 of issue 21, and what the attacker
  * received; a full run measures it too (on the build), after NWC.
@@ -94,8 +98,15 @@ const NWC_ROUND_SECONDS = 4;
 type Case = [Target, Request];
 
 const only = process.env.BENCH_ONLY;
-if (only !== undefined && only !== 'hot' && only !== 'nwc' && only !== 'relay' && only !== 'postgres') {
-  throw new Error(`BENCH_ONLY must be "hot", "nwc", "relay", "postgres" or unset (got "${only}")`);
+if (only !== undefined && only !== 'hot' && only !== 'nwc' && only !== 'relay' && only !== 'postgres' && only !== 'replicas') {
+  throw new Error(`BENCH_ONLY must be "hot", "nwc", "relay", "postgres", "replicas" or unset (got "${only}")`);
+}
+if (only === 'replicas') {
+  // Only replicas on PostgreSQL (issue 23): one account's transitions, replicas' CPU per request, failover.
+  console.log(`lnpr-sandbox bench (BENCH_ONLY=replicas): node ${process.version}, ${cpus().length} CPUs, code ${codeVersion() ?? 'unknown'}; servers on the sources, --log-level silent`);
+  const { benchReplicas } = await import('./replicas.js');
+  await benchReplicas();
+  process.exit(0);
 }
 if (only === 'postgres') {
   // Only the PostgreSQL store against the JSON file, on the sources, with a throwaway cluster of its own.
