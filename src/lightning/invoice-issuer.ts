@@ -17,6 +17,12 @@ import type { Network } from './networks.js';
  * requests a load test settles soon after making them; one forgotten is decoded again, as before.
  */
 export const REMEMBERED_INVOICES = 16_384;
+/**
+ * Invoices read from outside are remembered only up to this length: the sandbox's own are ~400
+ * characters, and a client's (a `pay_invoice` of any text) must not make the memory hold 16,384
+ * of the largest a relay message can carry. So it stays under ~32 MiB whatever clients send.
+ */
+const REMEMBERED_INVOICE_CHARS = 1_024;
 
 /** Issues invoices on `network`, signed by `signer`; `remembered` bounds the hashes kept. */
 export function createInvoiceIssuer(network: Network, signer: RecoverableSigner, remembered = REMEMBERED_INVOICES): InvoiceIssuer {
@@ -37,7 +43,7 @@ export function createInvoiceIssuer(network: Network, signer: RecoverableSigner,
       const known = hashes.get(invoice);
       if (known !== undefined) return known;
       const { paymentHash } = decodeInvoice(invoice);
-      remember(invoice, paymentHash);
+      if (invoice.length <= REMEMBERED_INVOICE_CHARS) remember(invoice, paymentHash);
       return paymentHash;
     },
   };
