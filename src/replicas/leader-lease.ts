@@ -11,11 +11,24 @@
  * If it does and the epoch is still its own, nobody led meanwhile: its sandbox in memory is still
  * the sandbox, and it *resumes* (a database that went away and came back). Otherwise another
  * replica led meanwhile, and it has lost the lease.
+ *
+ * Each attempt of a suspended leader runs on a fresh client, and a client whose check failed is
+ * ended at once: nothing stale stays queued behind a connection attempt, so the first attempt
+ * after the database's return runs then, not after the queue (or postgres.js's reconnect backoff,
+ * up to 20 s) drains. And after a database restart, standbys leave the lock alone for
+ * RESTART_GRACE_MS while the row says someone led before it: a suspended leader, still holding
+ * the sandbox in memory, resumes in well under a second, where a takeover would reload it all.
  */
 import type { Sql } from 'postgres';
 
 /** The advisory lock's key (any constant of this application's own: "lnpr" leader). */
 export const LEADER_LOCK_KEY = 23_2301;
+
+/** How long after a database restart standbys let a leader from before it take its lock back. */
+export const RESTART_GRACE_MS = 3_000;
+
+/** How long one attempt of a suspended leader may take (a connection included). */
+const RETAKE_TIMEOUT_MS = 2_000;
 
 /** Options of a lease. */
 export interface LeaderLeaseOptions {
@@ -37,7 +50,9 @@ export interface LeaderLeaseOptions {
 
 /** Polls for the lock; once held, keeps checking it. */
 export class LeaderLease {
-  readonly #sql: Sql;
+  readonly #connect: () => Sql;
+  /** The lock's client: the lock lives on its one connection (replaced after a failed check). */
+  #sql: Sql | undefined;
   readonly #options: LeaderLeaseOptions;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = false;
@@ -46,9 +61,9 @@ export class LeaderLease {
   #epoch: number | undefined;
   #suspended = false;
 
-  /** @param sql a client of its own, `max: 1` and no lifetime limit: the lock lives on its one connection */
-  constructor(sql: Sql, options: LeaderLeaseOptions) {
-    this.#sql = sql;
+  /** @param connect makes a client of the lease's own, `max: 1` and no lifetime limit: the lock lives on its one connection */
+  constructor(connect: () => Sql, options: LeaderLeaseOptions) {
+    this.#connect = connect;
     this.#options = options;
   }
 
@@ -62,10 +77,22 @@ export class LeaderLease {
     this.#schedule(0);
   }
 
-  /** Stops polling and checking (the lock goes with the connection, when the caller ends it). */
+  /** Stops polling and checking (the lock goes with the connection, when `close` ends it). */
   stop(): void {
     this.#stopped = true;
     clearTimeout(this.#timer);
+  }
+
+  /** Stops, and ends the lock's connection (releasing the lock), waiting up to `timeoutS` for its queries. */
+  async close(timeoutS: number): Promise<void> {
+    this.stop();
+    const sql = this.#sql;
+    this.#sql = undefined;
+    await sql?.end({ timeout: this.#suspended ? 0 : timeoutS }).catch(() => {});
+  }
+
+  #client(): Sql {
+    return (this.#sql ??= this.#connect());
   }
 
   #schedule(ms: number): void {
@@ -91,26 +118,33 @@ export class LeaderLease {
     const still = await withTimeout(this.#stillHeld(), 3_000).catch((error: unknown) => `the lock's connection failed: ${(error as Error).message}`);
     if (still === true) return this.#schedule(this.#options.checkMs ?? 1_000);
     this.#suspended = true;
+    // Ended now, so nothing it queued runs late; each attempt to take the lock again has a fresh one.
+    void this.#sql?.end({ timeout: 0 }).catch(() => {});
+    this.#sql = undefined;
     this.#options.onSuspended?.(typeof still === 'string' ? still : 'the lock is no longer held by this replica (its database connection was replaced)');
     this.#schedule(jitter(this.#options.pollMs ?? 200));
   }
 
   /** A suspended leader: the lock again with the same epoch resumes; another's epoch loses. */
   async #tryResume(): Promise<void> {
-    const outcome = await withTimeout(this.#retake(), 3_000).catch(() => 'unreachable' as const);
+    const sql = this.#connect();
+    const outcome = await withTimeout(this.#retake(sql), RETAKE_TIMEOUT_MS).catch(() => 'unreachable' as const);
+    if (outcome !== 'resumed') void sql.end({ timeout: 0 }).catch(() => {});
+    if (this.#stopped) return;
     if (outcome === 'unreachable') return this.#schedule(jitter(this.#options.pollMs ?? 200));
     if (outcome === 'taken') return this.#lose('another replica holds the lease now');
     if (outcome === 'led') return this.#lose('another replica led the sandbox while this one could not reach the database');
+    this.#sql = sql;
     this.#suspended = false;
     this.#options.onResumed?.();
     this.#schedule(this.#options.checkMs ?? 1_000);
   }
 
   /** Takes the lock again (a new session): `resumed` if the epoch is still ours. */
-  async #retake(): Promise<'resumed' | 'taken' | 'led'> {
-    const [row] = await this.#sql`select pg_try_advisory_lock(${LEADER_LOCK_KEY}) as locked`;
+  async #retake(sql: Sql): Promise<'resumed' | 'taken' | 'led'> {
+    const [row] = await sql`select pg_try_advisory_lock(${LEADER_LOCK_KEY}) as locked`;
     if (row?.locked !== true) return 'taken';
-    const [leader] = await this.#sql`select epoch from lnpr_leader where id = 1`;
+    const [leader] = await sql`select epoch from lnpr_leader where id = 1`;
     return leader !== undefined && Number(leader.epoch) === this.#epoch ? 'resumed' : 'led';
   }
 
@@ -121,12 +155,21 @@ export class LeaderLease {
     this.#options.onLost(reason);
   }
 
-  /** The new epoch if the lock was free, else undefined. */
+  /**
+   * The new epoch if the lock was free, else undefined. Not tried within RESTART_GRACE_MS of a
+   * database restart while the row names a leader from before it: that one may be suspended, and
+   * resuming is far quicker than a takeover (the grace ends the wait if it is gone).
+   */
   async #tryAcquire(): Promise<number | undefined> {
-    const [row] = await this.#sql`select pg_try_advisory_lock(${LEADER_LOCK_KEY}) as locked`;
+    const sql = this.#client();
+    const [row] = await sql.unsafe(
+      `select case when now() - pg_postmaster_start_time() < interval '${RESTART_GRACE_MS} milliseconds'
+         and exists (select 1 from lnpr_leader where id = 1 and since < pg_postmaster_start_time())
+       then false else pg_try_advisory_lock(${LEADER_LOCK_KEY}) end as locked`,
+    );
     if (row?.locked !== true) return undefined;
     // One statement, so one transaction: the epoch and the URL change together.
-    const [leader] = await this.#sql`insert into lnpr_leader (id, epoch, url, since) values (1, 1, ${this.#options.advertiseUrl}, now())
+    const [leader] = await sql`insert into lnpr_leader (id, epoch, url, since) values (1, 1, ${this.#options.advertiseUrl}, now())
       on conflict (id) do update set epoch = lnpr_leader.epoch + 1, url = excluded.url, since = now()
       returning epoch`;
     return Number(leader!.epoch);
@@ -134,7 +177,7 @@ export class LeaderLease {
 
   /** Whether this connection's session still holds the lock (a reconnected session would not). */
   async #stillHeld(): Promise<boolean> {
-    const [row] = await this.#sql`select exists (
+    const [row] = await this.#client()`select exists (
       select 1 from pg_locks where locktype = 'advisory' and pid = pg_backend_pid() and objid = ${LEADER_LOCK_KEY} and granted
     ) as held`;
     return row?.held === true;

@@ -17,7 +17,7 @@ import postgres from 'postgres';
 import { relayUrl } from '../http/relay-transport.js';
 import { clientAddresses } from '../http/client-address.js';
 import type { NodeSandbox } from '../sandbox.node.js';
-import { openPostgresStore } from '../store/postgres/postgres-store.node.js';
+import { openPostgresStore, reconnectBackoff } from '../store/postgres/postgres-store.node.js';
 import { ensureSchema } from '../store/postgres/schema.node.js';
 import { closeSandbox, SERVE_TIME_LIMITS, startSandboxServer, type SandboxRecipe } from '../cli/sandbox-server.js';
 import { UsageError } from '../cli/usage-error.js';
@@ -47,22 +47,27 @@ export interface ReplicaOptions {
 export async function serveReplica({ recipe, databaseUrl, host, port, advertiseUrl, trustProxy, banner }: ReplicaOptions): Promise<void> {
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const door = new FrontDoor(SERVE_TIME_LIMITS);
-  // The lease's own connection: the lock lives and dies with it (no lifetime limit, never idle-closed).
-  const lockSql = postgres(databaseUrl, {
-    max: 1,
-    max_lifetime: null,
-    idle_timeout: 0,
-    connect_timeout: 5,
-    onnotice: () => {},
-    connection: { application_name: 'lnpr-sandbox-lease' },
-  });
+  // One connection: the lock lives and dies with the lease's (no lifetime limit, never idle-closed).
+  const oneConnection = (applicationName: string) =>
+    postgres(databaseUrl, {
+      max: 1,
+      max_lifetime: null,
+      idle_timeout: 0,
+      connect_timeout: 5,
+      backoff: reconnectBackoff,
+      onnotice: () => {},
+      connection: { application_name: applicationName },
+    });
+  // The schema, the shared token and the leader's URL: a client apart from the lease's, which is
+  // ended and made again when its lock cannot be checked.
+  const sharedSql = oneConnection('lnpr-sandbox-replica');
   let selfUrl: string | undefined;
-  const leaders = new LeaderDirectory(lockSql, () => selfUrl, () => door.active !== 'forwarder');
+  const leaders = new LeaderDirectory(sharedSql, () => selfUrl, () => door.active !== 'forwarder');
   try {
-    await ensureSchema(lockSql);
+    await ensureSchema(sharedSql);
     await leaders.init();
   } catch (error) {
-    await lockSql.end({ timeout: 1 }).catch(() => {});
+    await sharedSql.end({ timeout: 1 }).catch(() => {});
     throw new UsageError(`--database-url ${redactedDatabaseUrl(databaseUrl)}: ${(error as Error).message}`);
   }
   const addresses = clientAddresses({ trustProxy, replicaToken: () => leaders.token });
@@ -122,7 +127,7 @@ export async function serveReplica({ recipe, databaseUrl, host, port, advertiseU
     // At once: another replica leads now, and this one must not answer for the sandbox any more.
     process.exit(LOST_LEASE_EXIT);
   };
-  const lease = new LeaderLease(lockSql, {
+  const lease = new LeaderLease(() => oneConnection('lnpr-sandbox-lease'), {
     get advertiseUrl() {
       return selfUrl!;
     },
@@ -154,7 +159,8 @@ export async function serveReplica({ recipe, databaseUrl, host, port, advertiseU
           process.exitCode = 1;
         }
         // Last: ending the lease's connection releases the lock, and a standby takes over.
-        await lockSql.end({ timeout: 2 }).catch(() => {});
+        await lease.close(2);
+        await sharedSql.end({ timeout: 0 }).catch(() => {});
         resolve();
       })();
     };
@@ -164,7 +170,7 @@ export async function serveReplica({ recipe, databaseUrl, host, port, advertiseU
   try {
     await forwarder.listen({ port, host });
   } catch (error) {
-    await lockSql.end({ timeout: 1 }).catch(() => {});
+    await sharedSql.end({ timeout: 1 }).catch(() => {});
     throw new UsageError(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
   }
   selfUrl = advertiseUrl ?? forwarder.listeningOrigin;

@@ -20,7 +20,7 @@ export interface PostgresCluster {
   readonly port: number;
   /** Stops the server (fast shutdown); the data stays, for `start`. */
   stop(): void;
-  /** Starts it again on the same port (after `stop`): what "the database came back" looks like. */
+  /** Starts it again on the same port (after `stop`; nothing if it runs): what "the database came back" looks like. */
   start(): void;
   /** Stops it and removes its directory. */
   destroy(): void;
@@ -89,6 +89,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   ].join(' ');
   let running = false;
   const start = (): void => {
+    if (running) return;
     if (!existsSync(socketDir)) mkdirAsOwner(socketDir);
     run(bin, 'pg_ctl', ['-D', data, '-l', logFile, '-w', '-t', '60', '-o', options, 'start']);
     running = true;

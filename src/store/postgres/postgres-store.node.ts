@@ -58,6 +58,9 @@ export interface PostgresStoreTiming {
   writeTimeoutMs: number;
 }
 
+/** How long closing waits for a write the database has not answered yet. */
+const CLOSE_GRACE_MS = 2_000;
+
 const DEFAULT_TIMING: PostgresStoreTiming = { probeEveryMs: 1_000, probeTimeoutMs: 2_000, writeTimeoutMs: 10_000 };
 
 /** Counters for tests and measurements. */
@@ -108,6 +111,16 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
 }
 
+/**
+ * Seconds before a client's next connection attempt after `retries` failed ones: postgres.js's own
+ * grows to 20 s (3^retries / 100), so after a few seconds of outage a client would reach the
+ * database again only seconds after its return. Capped at half a second (a refused connection is
+ * cheap), jittered so replicas do not knock in step.
+ */
+export function reconnectBackoff(retries: number): number {
+  return (0.5 + Math.random() / 2) * Math.min(0.05 * 2 ** retries, 0.5);
+}
+
 /** A client whose every wait is bounded: a request that must write is answered, never left hanging. */
 export function createClient(options: Pick<PostgresStoreOptions, 'url' | 'maxConnections'>): Sql {
   if (options.url === undefined) throw new Error('openPostgresStore: give `url` or `sql`');
@@ -115,6 +128,7 @@ export function createClient(options: Pick<PostgresStoreOptions, 'url' | 'maxCon
     max: options.maxConnections ?? 4,
     // Seconds: an unreachable database fails a query within this rather than queueing it.
     connect_timeout: 5,
+    backoff: reconnectBackoff,
     idle_timeout: 0,
     onnotice: () => {},
     connection: {
@@ -213,6 +227,8 @@ class PgStore implements PostgresStore {
   #probeTimer: ReturnType<typeof setInterval>;
   #probing = false;
   #closing: Promise<void> | null = null;
+  /** Refuses the write transaction in flight (set while one is). */
+  #abandon: ((error: Error) => void) | undefined;
   #transactions = 0;
   #writes = 0;
 
@@ -307,6 +323,7 @@ class PgStore implements PostgresStore {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no commit within ${this.#timing.writeTimeoutMs} ms`)), this.#timing.writeTimeoutMs);
+      this.#abandon = reject;
     });
     const transaction = this.sql.begin(async (tx) => {
       const fence = epoch === undefined ? undefined : tx<Array<{ epoch: string }>>`SELECT epoch FROM lnpr_leader WHERE id = 1 FOR SHARE`;
@@ -321,6 +338,7 @@ class PgStore implements PostgresStore {
       await Promise.race([transaction, timeout]);
     } finally {
       clearTimeout(timer);
+      this.#abandon = undefined;
       // A transaction given up on may still end later; its outcome is not waited for.
       transaction.catch(() => {});
     }
@@ -400,10 +418,17 @@ class PgStore implements PostgresStore {
     }
   }
 
+  /**
+   * Waits for the writes in flight, but not for one the database does not answer: past
+   * CLOSE_GRACE_MS it is refused (503, its outcome unknown) and the client ended at once, so a
+   * shutdown during an outage takes seconds, not the write's full 10 s bound.
+   */
   async #close(): Promise<void> {
     clearInterval(this.#probeTimer);
+    const giveUp = setTimeout(() => this.#abandon?.(new Error(`the store closed with no commit within ${CLOSE_GRACE_MS} ms`)), CLOSE_GRACE_MS);
     await this.#draining;
-    if (this.#ownsClient) await this.sql.end({ timeout: 5 });
+    clearTimeout(giveUp);
+    if (this.#ownsClient) await this.sql.end({ timeout: this.#outage ? 0 : 5 });
   }
 }
 
