@@ -12,6 +12,7 @@ import { postgresAvailable, startPostgresCluster, type PostgresCluster } from '.
 import { freshDatabase } from './support/postgres-database.js';
 import { api, createBody, KEYS } from './support/sandbox-server.js';
 import { startReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
+import { openStream, sleep, until } from './support/waiting.js';
 
 const SECRET = 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD';
 const available = postgresAvailable();
@@ -139,33 +140,3 @@ describe.skipIf(!available.ok)('replicas on PostgreSQL (lnpr serve --database-ur
     expect(cli.output().stderr).toContain('--advertise-url');
   }, 20_000);
 });
-
-/** An SSE stream read as text as it comes. */
-async function openStream(url: string, key: string): Promise<{ text: () => string; close: () => void }> {
-  const controller = new AbortController();
-  const response = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' }, signal: controller.signal });
-  expect(response.status).toBe(200);
-  let text = '';
-  const reader = response.body!.getReader();
-  void (async () => {
-    const decoder = new TextDecoder();
-    for (;;) {
-      const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
-      if (done) return;
-      text += decoder.decode(value, { stream: true });
-    }
-  })();
-  return { text: () => text, close: () => controller.abort() };
-}
-
-async function until(condition: () => boolean, timeoutMs: number, describe?: () => unknown): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms${describe ? `: ${JSON.stringify(describe()).slice(0, 2_000)}` : ''}`);
-    await sleep(50);
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
