@@ -63,6 +63,12 @@ describe.skipIf(!available.ok)('replicas on PostgreSQL (lnpr serve --database-ur
     }
     await until(() => stream.text().includes(created.body.id), 5_000, () => stream.text());
 
+    // The replicas' shared token never reaches what a client can read (the request journal keeps headers).
+    const journal = await api(third.url, '/sandbox/v1/requests?method=POST');
+    expect(journal.status).toBe(200);
+    expect(journal.body.data.length).toBeGreaterThan(0);
+    for (const entry of journal.body.data) expect(Object.keys(entry.headers)).not.toContain('x-lnpr-replica');
+
     // One transition wins, wherever the second one lands.
     const completed = await api(third.url, `/sandbox/v1/payment-requests/${created.body.id}/complete`, { method: 'POST' });
     expect([completed.status, completed.body.status]).toEqual([200, 'completed']);

@@ -81,3 +81,14 @@ export function normalAddress(address: string): string {
   if (value.toLowerCase().startsWith('::ffff:') && isIP(value.slice(7)) === 4) value = value.slice(7);
   return value.toLowerCase();
 }
+
+/**
+ * A request's headers as the engine may see them: without the replicas' token, which must never
+ * reach anything a client can read (the request journal keeps headers). The same object when it
+ * carries none, so a request that came straight to this server pays one property check.
+ */
+export function withoutReplicaToken<T extends Record<string, unknown>>(headers: T): T {
+  if (!(REPLICA_TOKEN_HEADER in headers)) return headers;
+  const { [REPLICA_TOKEN_HEADER]: _token, ...rest } = headers;
+  return rest as T;
+}

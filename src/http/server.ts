@@ -20,7 +20,7 @@ import { errorResponse, type ApiResponse, type RequestHandler } from '../core/pi
 import { applyCors, isOpenToAnyOrigin, OriginPolicy, originOf } from './cors.js';
 import { registerDocsSite } from './docs-site.js';
 import { HostCheck } from './host-check.js';
-import { SOCKET_ADDRESSES, type ClientAddresses } from './client-address.js';
+import { SOCKET_ADDRESSES, withoutReplicaToken, type ClientAddresses } from './client-address.js';
 import { isRelayPath, registerRelay } from './relay-transport.js';
 import type { SandboxRelay } from '../nostr/relay/sandbox-relay.node.js';
 import { registerWebPages, type WebPagesOptions } from './web-pages.js';
@@ -250,7 +250,7 @@ export async function buildServer({
     handle({
       method: request.method,
       url: request.url,
-      headers: request.headers as Record<string, string | undefined>,
+      headers: withoutReplicaToken(request.headers as Record<string, string | undefined>),
       body: typeof request.body === 'string' ? request.body : undefined,
     }).then(
       (response) => {
