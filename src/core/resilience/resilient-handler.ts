@@ -8,11 +8,11 @@
 import type { AccountDirectory, KeyHolder } from '../accounts/accounts.js';
 import { ApiError } from '../errors/errors.js';
 import type { AnsweringHandler } from '../pipeline/handler.js';
-import type { ApiResponse } from '../pipeline/messages.js';
+import type { ApiRequest, ApiResponse } from '../pipeline/messages.js';
 import type { WallClock } from '../ports.js';
 import type { FaultAction } from '../../schemas/faults.js';
 import type { ApiFaultBook } from './api-faults.js';
-import { RateLimiter } from './rate-limiter.js';
+import { RateLimiter, type RateVerdict } from './rate-limiter.js';
 import type { RequestJournal } from './request-journal.js';
 
 /** What the layer needs. */
@@ -49,35 +49,52 @@ export function withResilience(handle: AnsweringHandler, deps: ResilienceDeps): 
     const verdict = limiter?.take(holder, receivedAtMs);
     // Most accounts have no faults: then the path is not even cut from the URL.
     const fault = verdict?.allowed === false || !faults.has(accountId) ? undefined : faults.decide(accountId, method, pathOf(request.url));
-    /** Journals the call and returns its answer, with the rate limit's headers. */
-    const finish = (response: ApiResponse): ApiResponse => {
-      if (verdict !== undefined) response.headers = { ...response.headers, ...verdict.headers };
-      const dropped = response.transport?.drop === true;
-      journal.record(accountId, {
-        method,
-        url: request.url,
-        headers: request.headers,
-        body: request.body,
-        status: dropped ? null : response.status,
-        responseBody: dropped ? undefined : response.body,
-        fault: fault ?? null,
-        receivedAtMs,
-        durationMs: wall.now() - receivedAtMs,
-      });
-      return response;
-    };
-    if (verdict?.allowed === false) return finish(errorAnswer(429, new ApiError('rate_limited'), verdict.headers));
-    if (fault !== undefined && 'status' in fault) return finish(simulated(fault));
+    const call: Call = { journal, wall, accountId, method, request, verdict, fault, receivedAtMs };
+    if (verdict?.allowed === false) return settle(call, errorAnswer(429, new ApiError('rate_limited'), verdict.headers));
+    if (fault !== undefined && 'status' in fault) return settle(call, simulated(fault));
     if (fault !== undefined && ('reset' in fault || 'hangMs' in fault)) {
       // Nothing processed: the call never reached the service.
-      return finish({ status: 0, headers: {}, body: '', transport: { drop: true, ...('hangMs' in fault ? { delayMs: fault.hangMs } : {}) } });
+      return settle(call, { status: 0, headers: {}, body: '', transport: { drop: true, ...('hangMs' in fault ? { delayMs: fault.hangMs } : {}) } });
     }
-    const misbehaved = (response: ApiResponse): ApiResponse =>
-      fault === undefined ? response : { ...response, transport: 'latencyMs' in fault ? { delayMs: fault.latencyMs } : { drop: true } };
     // A route that answered at once is journaled at once: no promise, no microtask hop.
     const answered = handle(request);
-    return answered instanceof Promise ? answered.then((response) => finish(misbehaved(response))) : finish(misbehaved(answered));
+    return answered instanceof Promise ? answered.then((response) => settle(call, misbehaved(response, fault))) : settle(call, misbehaved(answered, fault));
   };
+}
+
+/** One `/api/v1` call of an account, as the layer saw it before answering. */
+interface Call {
+  journal: RequestJournal;
+  wall: WallClock;
+  accountId: string;
+  method: string;
+  request: ApiRequest;
+  verdict: RateVerdict | undefined;
+  fault: FaultAction | undefined;
+  receivedAtMs: number;
+}
+
+/** Journals the call and returns its answer, with the rate limit's headers. */
+function settle({ journal, wall, accountId, method, request, verdict, fault, receivedAtMs }: Call, response: ApiResponse): ApiResponse {
+  if (verdict !== undefined) response.headers = { ...response.headers, ...verdict.headers };
+  const dropped = response.transport?.drop === true;
+  journal.record(accountId, {
+    method,
+    url: request.url,
+    headers: request.headers,
+    body: request.body,
+    status: dropped ? null : response.status,
+    responseBody: dropped ? undefined : response.body,
+    fault: fault ?? null,
+    receivedAtMs,
+    durationMs: wall.now() - receivedAtMs,
+  });
+  return response;
+}
+
+/** The service's answer, late or lost as a latency or drop fault says. */
+function misbehaved(response: ApiResponse, fault: FaultAction | undefined): ApiResponse {
+  return fault === undefined ? response : { ...response, transport: 'latencyMs' in fault ? { delayMs: fault.latencyMs } : { drop: true } };
 }
 
 function pathOf(url: string): string {
