@@ -72,27 +72,37 @@ function segmentCount(path: string): number {
 
 /**
  * The parameters if `path` fits the pattern's segments (as many as the path has, `segmentCount`);
- * else undefined. Segment by segment, as `split('/')` would cut them: only parameters are copied out.
+ * else undefined. Segment by segment, as `split('/')` would cut them. The literal segments are
+ * checked first, without allocating: most routes of a length are not the one, and cost nothing.
  */
 function matchPath(pattern: readonly string[], path: string): PathParams | undefined {
-  const params: PathParams = {};
+  let hasParams = false;
   // Each segment starts after a slash; the first slash is the path's first character, as split sees it.
-  let start = path.indexOf('/') + 1;
-  for (let i = 0; i < pattern.length; i++) {
+  for (let i = 0, start = path.indexOf('/') + 1; i < pattern.length; i++) {
     const next = path.indexOf('/', start);
     const end = next === -1 ? path.length : next;
     const expected = pattern[i]!;
-    if (expected.startsWith(':')) {
+    if (expected.charCodeAt(0) === COLON) hasParams = true;
+    else if (end - start !== expected.length || !path.startsWith(expected, start)) return undefined;
+    start = end + 1;
+  }
+  const params: PathParams = {};
+  if (!hasParams) return params;
+  for (let i = 0, start = path.indexOf('/') + 1; i < pattern.length; i++) {
+    const next = path.indexOf('/', start);
+    const end = next === -1 ? path.length : next;
+    const expected = pattern[i]!;
+    if (expected.charCodeAt(0) === COLON) {
       const value = decodeSegment(path.slice(start, end));
       if (value === undefined || value === '') return undefined;
       params[expected.slice(1)] = value;
-    } else if (end - start !== expected.length || !path.startsWith(expected, start)) {
-      return undefined;
     }
     start = end + 1;
   }
   return params;
 }
+
+const COLON = 58;
 
 function decodeSegment(segment: string): string | undefined {
   if (!segment.includes('%')) return segment;
