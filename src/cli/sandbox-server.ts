@@ -65,7 +65,7 @@ export async function startSandboxServer(
     const webhookLines = await recipe.webhooks.register(sandbox);
     const app = await buildServer({
       ...recipe.serverOptions,
-      handle: sandbox.handle,
+      handle: sandbox.answer,
       web: webPagesOf(sandbox, { nwcRequests: recipe.nwcRequests }),
       relay: sandbox.relay,
       ...(place.clientAddresses ? { clientAddresses: place.clientAddresses } : {}),

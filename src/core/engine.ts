@@ -11,7 +11,7 @@ import { createEventMachinery, type EventMachinery } from './events/event-machin
 import { PaymentRequests } from './payments/payment-requests.js';
 import { RuleBook } from './payments/rules.js';
 import { cryptoRandom } from './random.js';
-import { createRequestHandler, type ApiRequest, type RequestHandler } from './pipeline/handler.js';
+import { createRequestHandler, type AnsweringHandler, type ApiRequest, type RequestHandler } from './pipeline/handler.js';
 import type { AnyRoute } from './pipeline/route.js';
 import type { AccountClocks, ConnectedWallets, InvoiceIssuer, RandomSource, Timers, WallClock } from './ports.js';
 import type { SandboxStore } from './store/sandbox-store.js';
@@ -67,6 +67,8 @@ export const IN_PROCESS_RELAY_URL = 'ws://localhost/nostr';
 export interface Engine {
   /** Answers one request; never throws. */
   handle: RequestHandler;
+  /** `handle`, answering at once when the route does (no promise): what a transport calls. */
+  answer: AnsweringHandler;
   /** Every route served, as declared (method, path, access, body, query, answers). */
   routes: ReadonlyArray<AnyRoute<RouteDeps>>;
   settings: SandboxSettings;
@@ -160,11 +162,13 @@ export function createEngine(options: EngineOptions): Engine {
     onUnexpectedError,
   });
   const handleResiliently = withResilience(handleRoute, { directory, faults: apiFaults, journal, wall: options.wall, rateLimit: settings.rateLimit });
+  const answer: AnsweringHandler = (request) => {
+    apiLoad.noteRequest();
+    return handleResiliently(request);
+  };
   return {
-    handle: (request) => {
-      apiLoad.noteRequest();
-      return handleResiliently(request);
-    },
+    handle: async (request) => answer(request),
+    answer,
     requests: (accountId, filter = {}) => journal.list(accountId, filter),
     apiFaults,
     routes,

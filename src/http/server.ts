@@ -16,7 +16,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { ApiError, type ErrorCode } from '../core/errors/errors.js';
-import { errorResponse, type ApiResponse, type RequestHandler } from '../core/pipeline/handler.js';
+import { errorResponse, type AnsweringHandler, type ApiResponse } from '../core/pipeline/handler.js';
 import { applyCors, isOpenToAnyOrigin, OriginPolicy, originOf } from './cors.js';
 import { registerDocsSite } from './docs-site.js';
 import { HostCheck } from './host-check.js';
@@ -29,7 +29,8 @@ import { DEFAULT_LINGER, discardRestThen, type LingerLimits } from './oversized-
 
 /** Options of `buildServer`. */
 export interface ServerOptions {
-  handle: RequestHandler;
+  /** The engine's handler: `sandbox.handle`, or `sandbox.answer`, which costs a read no promise. */
+  handle: AnsweringHandler;
   /** Largest accepted body in bytes; 1 MiB by default. Larger bodies get 413. */
   bodyLimit?: number;
   /**
@@ -243,21 +244,27 @@ export async function buildServer({
   /** Requests whose oversized body is being read and thrown away: a closing server answers them at once. */
   const lingering = new Set<() => void>();
 
+  /** Sends the engine's answer: as it is, late, or not at all (an API fault). */
+  const respond = (request: FastifyRequest, reply: FastifyReply, response: ApiResponse): void => {
+    if (response.transport !== undefined) return misbehave(request, reply, response);
+    if (response.status >= 500) log?.error({ url: request.url }, 'internal error');
+    answer(request, reply, response);
+  };
+
   // Not async, and it returns nothing: Fastify then waits for the reply instead of wrapping a
   // promise of it (the engine's handler never rejects; should it, Fastify's error handler answers).
+  // An answer given at once is sent at once, without a microtask hop.
   const forward = (request: FastifyRequest, reply: FastifyReply): void => {
     if (closing) reply.header('connection', 'close');
-    handle({
+    const response = handle({
       method: request.method,
       url: request.url,
       headers: withoutReplicaToken(request.headers as Record<string, string | undefined>),
       body: typeof request.body === 'string' ? request.body : undefined,
-    }).then(
-      (response) => {
-        if (response.transport !== undefined) return misbehave(request, reply, response);
-        if (response.status >= 500) log?.error({ url: request.url }, 'internal error');
-        answer(request, reply, response);
-      },
+    });
+    if (!(response instanceof Promise)) return respond(request, reply, response);
+    response.then(
+      (settled) => respond(request, reply, settled),
       (error: unknown) => reply.send(error),
     );
   };
@@ -293,7 +300,7 @@ export async function buildServer({
     // error handler: a plugin takes its parent's.)
     await app.register(async (pages) => {
       pages.addHook('onResponse', async () => {});
-      registerWebPages(pages, handle, { ...web, clientAddresses });
+      registerWebPages(pages, async (request) => handle(request), { ...web, clientAddresses });
     });
   }
   return app;

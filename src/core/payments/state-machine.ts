@@ -28,13 +28,23 @@ const TERMINAL_PHRASES: Partial<Record<PaymentRequestStatus, string>> = {
  */
 export function asOf(record: PaymentRequestRecord, nowMs: number): PaymentRequestRecord {
   if (record.status !== 'pending') return record;
-  const expiresAtMs = Date.parse(record.expiresAt);
+  const expiresAtMs = expiresAtMsOf(record);
   const scheduled = record.scheduledOutcome;
   if (scheduled !== undefined) {
     const dueMs = Date.parse(scheduled.at);
     if (dueMs <= nowMs && dueMs < expiresAtMs) return moved(record, scheduled.transition, dueMs);
   }
   return nowMs < expiresAtMs ? record : moved(record, 'expire', expiresAtMs);
+}
+
+// Stored records are immutable values, read far more often than written: each one's expiry is
+// parsed once (a WeakMap lookup costs less than Date.parse on every read). Nothing stored changes.
+const expiries = new WeakMap<PaymentRequestRecord, number>();
+
+function expiresAtMsOf(record: PaymentRequestRecord): number {
+  let expiresAtMs = expiries.get(record);
+  if (expiresAtMs === undefined) expiries.set(record, (expiresAtMs = Date.parse(record.expiresAt)));
+  return expiresAtMs;
 }
 
 /**

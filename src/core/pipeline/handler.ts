@@ -18,6 +18,13 @@ export type { ApiRequest, ApiResponse, RouteReply } from './messages.js';
 /** Handles one request. Never throws: every failure becomes a JSON error response. */
 export type RequestHandler = (request: ApiRequest) => Promise<ApiResponse>;
 
+/**
+ * A handler that answers at once when it can: a route that answers synchronously (every read)
+ * costs no promise and no microtask hop; one that waits (a create) gives a promise. Never throws.
+ * Transports take either (`await` does); `RequestHandler` is what the engine shows outside.
+ */
+export type AnsweringHandler = (request: ApiRequest) => ApiResponse | Promise<ApiResponse>;
+
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
 
 /** What the pipeline needs besides the routes. */
@@ -41,7 +48,7 @@ interface PreparedRoute<Deps> {
  * The handler over a route table. Each request runs the pipeline in one order: route, auth (so a
  * caller without a valid key learns nothing else), body, query, then the handler.
  */
-export function createRequestHandler<Deps>(routes: ReadonlyArray<AnyRoute<Deps>>, options: PipelineOptions<Deps>): RequestHandler {
+export function createRequestHandler<Deps>(routes: ReadonlyArray<AnyRoute<Deps>>, options: PipelineOptions<Deps>): AnsweringHandler {
   const { deps, directory } = options;
   const onUnexpectedError = options.onUnexpectedError ?? (() => {});
   const router = new Router<PreparedRoute<Deps>>(
@@ -55,7 +62,8 @@ export function createRequestHandler<Deps>(routes: ReadonlyArray<AnyRoute<Deps>>
       },
     })),
   );
-  return async (request) => {
+  const failed = (error: unknown, request: ApiRequest, method: string): ApiResponse => serialize(errorReply(error, request, onUnexpectedError), method);
+  return (request) => {
     const method = request.method.toUpperCase();
     // Serializing is inside the `try`: a body JSON cannot write (a BigInt, a cycle) is a bug like any other, a 500.
     try {
@@ -69,9 +77,20 @@ export function createRequestHandler<Deps>(routes: ReadonlyArray<AnyRoute<Deps>>
       }
       const body = prepared.readBody?.(request);
       const query = prepared.readQuery?.(request.url);
-      return serialize(await route.handle({ caller, params, body, query, request }, deps), method, caller);
+      const reply = route.handle({ caller, params, body, query, request }, deps);
+      if (!(reply instanceof Promise)) return serialize(reply, method, caller);
+      return reply.then(
+        (settled) => {
+          try {
+            return serialize(settled, method, caller);
+          } catch (error) {
+            return failed(error, request, method);
+          }
+        },
+        (error: unknown) => failed(error, request, method),
+      );
     } catch (error) {
-      return serialize(errorReply(error, request, onUnexpectedError), method);
+      return failed(error, request, method);
     }
   };
 }

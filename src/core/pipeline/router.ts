@@ -20,10 +20,13 @@ export interface RouteMatch<Handler> {
   params: PathParams;
 }
 
+/** A route with its pattern cut into segments once. */
+type PreparedRoute<Handler> = Route<Handler> & { segments: readonly string[] };
+
 /** Matches requests against a fixed table of routes. */
 export class Router<Handler> {
   /** Routes by their number of segments: a request is compared only with routes of its length. */
-  readonly #routesByLength = new Map<number, Array<Route<Handler> & { segments: string[] }>>();
+  readonly #routesByLength = new Map<number, Array<PreparedRoute<Handler>>>();
 
   constructor(routes: Array<Route<Handler>>) {
     for (const route of routes) {
@@ -36,16 +39,16 @@ export class Router<Handler> {
 
   /** The route for `method` and `path` (no query); throws `route_not_found` or `method_not_allowed`. */
   match(method: string, path: string): RouteMatch<Handler> {
-    const segments = path.split('/').slice(1);
-    const allowed: string[] = [];
-    for (const route of this.#routesByLength.get(segments.length) ?? []) {
-      const params = matchSegments(route.segments, segments);
+    // The path is read in place (no split, no array of its segments): routing runs on every request.
+    let allowed: string[] | undefined;
+    for (const route of this.#routesByLength.get(segmentCount(path)) ?? []) {
+      const params = matchPath(route.segments, path);
       if (params === undefined) continue;
       // HEAD is a GET without a body, as HTTP defines it.
       if (route.method === method || (method === 'HEAD' && route.method === 'GET')) return { handler: route.handler, params };
-      allowed.push(route.method);
+      (allowed ??= []).push(route.method);
     }
-    if (allowed.length === 0) throw new ApiError('route_not_found', `No endpoint at ${JSON.stringify(path.slice(0, 200))}.`);
+    if (allowed === undefined) throw new ApiError('route_not_found', `No endpoint at ${JSON.stringify(path.slice(0, 200))}.`);
     throw new MethodNotAllowed(allowed);
   }
 }
@@ -60,21 +63,46 @@ export class MethodNotAllowed extends ApiError {
   }
 }
 
-function matchSegments(pattern: string[], actual: string[]): PathParams | undefined {
-  const params: PathParams = {};
-  for (let i = 0; i < pattern.length; i++) {
+/** The segments `path.split('/').slice(1)` would give: its slashes. */
+function segmentCount(path: string): number {
+  let count = 0;
+  for (let at = path.indexOf('/'); at !== -1; at = path.indexOf('/', at + 1)) count++;
+  return count;
+}
+
+/**
+ * The parameters if `path` fits the pattern's segments (as many as the path has, `segmentCount`);
+ * else undefined. Segment by segment, as `split('/')` would cut them. The literal segments are
+ * checked first, without allocating: most routes of a length are not the one, and cost nothing.
+ */
+function matchPath(pattern: readonly string[], path: string): PathParams | undefined {
+  let hasParams = false;
+  // Each segment starts after a slash; the first slash is the path's first character, as split sees it.
+  for (let i = 0, start = path.indexOf('/') + 1; i < pattern.length; i++) {
+    const next = path.indexOf('/', start);
+    const end = next === -1 ? path.length : next;
     const expected = pattern[i]!;
-    const segment = actual[i]!;
-    if (expected.startsWith(':')) {
-      const value = decodeSegment(segment);
+    if (expected.charCodeAt(0) === COLON) hasParams = true;
+    else if (end - start !== expected.length || !path.startsWith(expected, start)) return undefined;
+    start = end + 1;
+  }
+  const params: PathParams = {};
+  if (!hasParams) return params;
+  for (let i = 0, start = path.indexOf('/') + 1; i < pattern.length; i++) {
+    const next = path.indexOf('/', start);
+    const end = next === -1 ? path.length : next;
+    const expected = pattern[i]!;
+    if (expected.charCodeAt(0) === COLON) {
+      const value = decodeSegment(path.slice(start, end));
       if (value === undefined || value === '') return undefined;
       params[expected.slice(1)] = value;
-    } else if (expected !== segment) {
-      return undefined;
     }
+    start = end + 1;
   }
   return params;
 }
+
+const COLON = 58;
 
 function decodeSegment(segment: string): string | undefined {
   if (!segment.includes('%')) return segment;

@@ -59,6 +59,11 @@ export class ApiFaultBook {
     this.#accounts.delete(accountId);
   }
 
+  /** Whether the account has faults: without any, `decide` is never needed (nor is its call counted). */
+  has(accountId: string): boolean {
+    return this.#accounts.has(accountId);
+  }
+
   /** The fault of this `/api/v1` call of the account, if one fires; counts it either way. */
   decide(accountId: string, method: string, path: string): FaultAction | undefined {
     const account = this.#accounts.get(accountId);

@@ -26,7 +26,8 @@ const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie'
 
 /** A call as the journal keeps it. */
 interface Entry {
-  id: string;
+  /** The call's number: its id (`req_…`) is written only when listed. */
+  sequence: number;
   method: string;
   /** The URL as given (a transport's own string, bounded by it): path and query are read from it when listed. */
   url: string;
@@ -82,7 +83,7 @@ export class RequestJournal {
     const bodyText = call.body === undefined || call.body === '' ? undefined : keptPart(call.body, KEPT_BODY_CHARS);
     const responseText = call.responseBody === undefined || call.responseBody === '' ? undefined : keptPart(call.responseBody, KEPT_BODY_CHARS);
     const entry: Entry = {
-      id: `req_${(this.#next++).toString(36).padStart(10, '0')}`,
+      sequence: this.#next++,
       method: call.method,
       url: call.url,
       // Kept as given, filtered and cut only when listed: a copy per call would cost every call.
@@ -202,7 +203,7 @@ function viewOf(entry: Entry): JournalEntryView {
   }
   const queryAt = entry.url.indexOf('?');
   return {
-    id: entry.id,
+    id: `req_${entry.sequence.toString(36).padStart(10, '0')}`,
     method: entry.method,
     path: pathOf(entry.url),
     query: Object.fromEntries(new URLSearchParams(queryAt === -1 ? '' : entry.url.slice(queryAt + 1, queryAt + 1 + KEPT_HEADER_CHARS))),

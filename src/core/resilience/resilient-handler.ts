@@ -7,12 +7,12 @@
  */
 import type { AccountDirectory, KeyHolder } from '../accounts/accounts.js';
 import { ApiError } from '../errors/errors.js';
-import type { RequestHandler } from '../pipeline/handler.js';
-import type { ApiResponse } from '../pipeline/messages.js';
+import type { AnsweringHandler } from '../pipeline/handler.js';
+import type { ApiRequest, ApiResponse } from '../pipeline/messages.js';
 import type { WallClock } from '../ports.js';
 import type { FaultAction } from '../../schemas/faults.js';
 import type { ApiFaultBook } from './api-faults.js';
-import { RateLimiter } from './rate-limiter.js';
+import { RateLimiter, type RateVerdict } from './rate-limiter.js';
 import type { RequestJournal } from './request-journal.js';
 
 /** What the layer needs. */
@@ -29,10 +29,10 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache
 const API_PREFIX = '/api/v1/';
 
 /** `handle` with rate limit, faults and journal on `/api/v1`. */
-export function withResilience(handle: RequestHandler, deps: ResilienceDeps): RequestHandler {
+export function withResilience(handle: AnsweringHandler, deps: ResilienceDeps): AnsweringHandler {
   const { directory, faults, journal, wall } = deps;
   const limiter = deps.rateLimit === 0 ? undefined : new RateLimiter(deps.rateLimit);
-  return async (request) => {
+  return (request) => {
     if (!request.url.startsWith(API_PREFIX)) return handle(request);
     const authorization = request.headers.authorization;
     let holder: KeyHolder | undefined;
@@ -45,36 +45,61 @@ export function withResilience(handle: RequestHandler, deps: ResilienceDeps): Re
     if (holder === undefined || accountId === undefined) return handle(request);
     const receivedAtMs = wall.now();
     const method = request.method.toUpperCase();
-    const queryAt = request.url.indexOf('?');
-    const path = queryAt === -1 ? request.url : request.url.slice(0, queryAt);
     // Counted per key, however the header spells it (`bearer KEY`, `Bearer  KEY`).
     const verdict = limiter?.take(holder, receivedAtMs);
-    const fault = verdict?.allowed === false ? undefined : faults.decide(accountId, method, path);
-    let response: ApiResponse;
-    if (verdict?.allowed === false) response = errorAnswer(429, new ApiError('rate_limited'), verdict.headers);
-    else if (fault !== undefined && 'status' in fault) response = simulated(fault);
-    else if (fault !== undefined && ('reset' in fault || 'hangMs' in fault)) {
+    // Most accounts have no faults: then the path is not even cut from the URL.
+    const fault = verdict?.allowed === false || !faults.has(accountId) ? undefined : faults.decide(accountId, method, pathOf(request.url));
+    const call: Call = { journal, wall, accountId, method, request, verdict, fault, receivedAtMs };
+    if (verdict?.allowed === false) return settle(call, errorAnswer(429, new ApiError('rate_limited'), verdict.headers));
+    if (fault !== undefined && 'status' in fault) return settle(call, simulated(fault));
+    if (fault !== undefined && ('reset' in fault || 'hangMs' in fault)) {
       // Nothing processed: the call never reached the service.
-      response = { status: 0, headers: {}, body: '', transport: { drop: true, ...('hangMs' in fault ? { delayMs: fault.hangMs } : {}) } };
-    } else {
-      response = await handle(request);
-      if (fault !== undefined) response = { ...response, transport: 'latencyMs' in fault ? { delayMs: fault.latencyMs } : { drop: true } };
+      return settle(call, { status: 0, headers: {}, body: '', transport: { drop: true, ...('hangMs' in fault ? { delayMs: fault.hangMs } : {}) } });
     }
-    if (verdict !== undefined) response.headers = { ...response.headers, ...verdict.headers };
-    const dropped = response.transport?.drop === true;
-    journal.record(accountId, {
-      method,
-      url: request.url,
-      headers: request.headers,
-      body: request.body,
-      status: dropped ? null : response.status,
-      responseBody: dropped ? undefined : response.body,
-      fault: fault ?? null,
-      receivedAtMs,
-      durationMs: wall.now() - receivedAtMs,
-    });
-    return response;
+    // A route that answered at once is journaled at once: no promise, no microtask hop.
+    const answered = handle(request);
+    return answered instanceof Promise ? answered.then((response) => settle(call, misbehaved(response, fault))) : settle(call, misbehaved(answered, fault));
   };
+}
+
+/** One `/api/v1` call of an account, as the layer saw it before answering. */
+interface Call {
+  journal: RequestJournal;
+  wall: WallClock;
+  accountId: string;
+  method: string;
+  request: ApiRequest;
+  verdict: RateVerdict | undefined;
+  fault: FaultAction | undefined;
+  receivedAtMs: number;
+}
+
+/** Journals the call and returns its answer, with the rate limit's headers. */
+function settle({ journal, wall, accountId, method, request, verdict, fault, receivedAtMs }: Call, response: ApiResponse): ApiResponse {
+  if (verdict !== undefined) response.headers = { ...response.headers, ...verdict.headers };
+  const dropped = response.transport?.drop === true;
+  journal.record(accountId, {
+    method,
+    url: request.url,
+    headers: request.headers,
+    body: request.body,
+    status: dropped ? null : response.status,
+    responseBody: dropped ? undefined : response.body,
+    fault: fault ?? null,
+    receivedAtMs,
+    durationMs: wall.now() - receivedAtMs,
+  });
+  return response;
+}
+
+/** The service's answer, late or lost as a latency or drop fault says. */
+function misbehaved(response: ApiResponse, fault: FaultAction | undefined): ApiResponse {
+  return fault === undefined ? response : { ...response, transport: 'latencyMs' in fault ? { delayMs: fault.latencyMs } : { drop: true } };
+}
+
+function pathOf(url: string): string {
+  const queryAt = url.indexOf('?');
+  return queryAt === -1 ? url : url.slice(0, queryAt);
 }
 
 /** A status fault's answer: the usual error shape, code `simulated_fault`, nothing processed. */

@@ -3,11 +3,16 @@ import { healthSchema } from '../../schemas/answers.js';
 import { paymentRequestSchema, paymentRequestStatusSchema } from '../../schemas/payment-request.js';
 import { createBody } from '../payments/create-body.js';
 import { paymentRequestJson } from '../payments/payment-request-view.js';
+import { JsonText } from '../pipeline/json-text.js';
+import { PAYMENT_REQUEST_STATUSES, type PaymentRequestStatus } from '../store/payment-request.js';
 import { StorageUnavailableError } from '../store/sandbox-store.js';
 import type { SandboxSettings } from '../settings.js';
 import { route, type EngineRoute } from './route-deps.js';
 
 const COLLECTION = '/api/v1/payment-requests';
+
+/** The status answer of each status, serialized once: the most polled answer of all. */
+const STATUS_JSON = new Map<PaymentRequestStatus, JsonText>(PAYMENT_REQUEST_STATUSES.map((status) => [status, new JsonText(JSON.stringify({ status }))]));
 
 /** What any `/api/v1` call may meet when the sandbox is told to misbehave: an API fault's status, the rate limit. */
 const RESILIENCE_ERRORS = ['simulated_fault', 'rate_limited'] as const;
@@ -58,7 +63,7 @@ export function v1Routes(settings: SandboxSettings): EngineRoute[] {
       access: 'read',
       answer: { status: 200, schema: paymentRequestStatusSchema },
       errors: ['payment_request_not_found', ...RESILIENCE_ERRORS],
-      handle: ({ caller, params }, { paymentRequests }) => ({ status: 200, body: { status: paymentRequests.read(caller, params.id!).status } }),
+      handle: ({ caller, params }, { paymentRequests }) => ({ status: 200, body: STATUS_JSON.get(paymentRequests.read(caller, params.id!).status)! }),
     }),
   ];
 }
