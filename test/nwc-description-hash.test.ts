@@ -10,14 +10,9 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import bolt11 from 'bolt11';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import WebSocket from 'ws';
 import { startServer, type RunningServer } from './support/sandbox-server.js';
+import { sdk, withSdk } from './support/alby-sdk.js';
 
-// Node 20 has no global WebSocket; the sdk's bundled nostr-tools reads it when the sdk loads.
-(globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
-type Sdk = typeof import('@getalby/sdk/nwc');
-type SdkClient = InstanceType<Sdk['NWCClient']>;
-const sdk: Sdk = await import('@getalby/sdk/nwc');
 
 /** An LNURL-pay server's metadata, as LUD-06 has it hashed into the invoice. */
 const METADATA = JSON.stringify([
@@ -42,14 +37,6 @@ async function testWallet(balance: number): Promise<{ id: string; nwcUrl: string
   return made.body;
 }
 
-async function withSdk<T>(nwcUrl: string, body: (client: SdkClient) => Promise<T>): Promise<T> {
-  const client = new sdk.NWCClient({ nostrWalletConnectUrl: nwcUrl });
-  try {
-    return await body(client);
-  } finally {
-    client.close();
-  }
-}
 
 /** The `d` and `h` of an invoice, as the bolt11 package reads them. */
 function descriptionTags(invoice: string): { d?: string; h?: string } {

@@ -12,16 +12,11 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { decode } from 'bolt11';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import WebSocket from 'ws';
 import { MAX_WALLET_BALANCE_SATS } from '../src/schemas/wallets.js';
 import { connectNip04Client, parseNwcUrl, type Nip04NwcClient } from './support/nostr-tools-nwc.js';
 import { KEYS, startServer, type RunningServer } from './support/sandbox-server.js';
+import { sdk, type SdkClient, walletErrorOf, withSdk } from './support/alby-sdk.js';
 
-// Node 20 has no global WebSocket; the sdk's bundled nostr-tools reads it when the sdk loads.
-(globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
-type Sdk = typeof import('@getalby/sdk/nwc');
-type SdkClient = InstanceType<Sdk['NWCClient']>;
-const sdk: Sdk = await import('@getalby/sdk/nwc');
 
 const ALL_METHODS = ['get_info', 'get_balance', 'pay_invoice', 'make_invoice', 'lookup_invoice', 'list_transactions'];
 const NIP47_TRANSACTION_KEYS = ['type', 'state', 'invoice', 'payment_hash', 'amount', 'fees_paid', 'created_at'];
@@ -59,15 +54,6 @@ async function testWallet(balance: number, key: string = KEYS.custodial, on: Run
 
 const httpBalance = async (id: string, key: string = KEYS.custodial, on: RunningServer = server) => (await on.api(`/sandbox/v1/wallets/${id}`, { key })).body.balance as number;
 
-/** An sdk client, closed afterwards. */
-async function withSdk<T>(nwcUrl: string, body: (client: SdkClient) => Promise<T>): Promise<T> {
-  const client = new sdk.NWCClient({ nostrWalletConnectUrl: nwcUrl });
-  try {
-    return await body(client);
-  } finally {
-    client.close();
-  }
-}
 
 /** A nostr-tools NIP-04 client, closed afterwards. */
 async function withNip04<T>(nwcUrl: string, body: (client: Nip04NwcClient) => Promise<T>): Promise<T> {
@@ -79,15 +65,6 @@ async function withNip04<T>(nwcUrl: string, body: (client: Nip04NwcClient) => Pr
   }
 }
 
-/** What a rejected sdk call was: the wallet's NIP-47 code. */
-async function walletErrorOf(promise: Promise<unknown>): Promise<string | undefined> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error, 'the call should have been refused').toBeInstanceOf(sdk.Nip47WalletError);
-  return (error as { code?: string }).code;
-}
 
 /** The sdk's own request path with a short reply timeout (its public calls wait 10 s or more). */
 function quickRequest(client: SdkClient, method: string, params: Record<string, unknown> = {}, replyTimeout = SILENCE_MS): Promise<unknown> {

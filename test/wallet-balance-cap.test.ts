@@ -7,15 +7,10 @@
  * keeping its balance; a top-up past the cap is a 400, as before.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import WebSocket from 'ws';
 import { MAX_WALLET_BALANCE_SATS } from '../src/schemas/wallets.js';
 import { startServer, type RunningServer } from './support/sandbox-server.js';
+import { walletErrorOf, withSdk } from './support/alby-sdk.js';
 
-// Node 20 has no global WebSocket; the sdk's bundled nostr-tools reads it when the sdk loads.
-(globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
-type Sdk = typeof import('@getalby/sdk/nwc');
-type SdkClient = InstanceType<Sdk['NWCClient']>;
-const sdk: Sdk = await import('@getalby/sdk/nwc');
 
 const CAP_MSATS = MAX_WALLET_BALANCE_SATS * 1000;
 
@@ -37,24 +32,7 @@ async function testWallet(balance: number): Promise<{ id: string; nwcUrl: string
 
 const balanceOf = async (id: string) => (await server.api(`/sandbox/v1/wallets/${id}`)).body.balance as number;
 
-async function withSdk<T>(nwcUrl: string, body: (client: SdkClient) => Promise<T>): Promise<T> {
-  const client = new sdk.NWCClient({ nostrWalletConnectUrl: nwcUrl });
-  try {
-    return await body(client);
-  } finally {
-    client.close();
-  }
-}
 
-/** The NIP-47 code a rejected sdk call carried. */
-async function walletErrorOf(promise: Promise<unknown>): Promise<string | undefined> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error, 'the call should have been refused').toBeInstanceOf(sdk.Nip47WalletError);
-  return (error as { code?: string }).code;
-}
 
 describe('a test wallet never holds more than the cap', () => {
   it('the attack: a wallet at the cap cannot make an invoice it could not receive (1e15 msats, past 2^53, even 1 sat): OTHER', async () => {

@@ -48,6 +48,17 @@ describe('createInvoiceIssuer: paymentHashOf', () => {
     expect(decodeInvoice).toHaveBeenCalledTimes(1);
   });
 
+  it("does not remember a long invoice read from outside (over 1,024 characters): a client's text cannot fill its memory", () => {
+    const other = createInvoiceIssuer('regtest', nobleSigner);
+    const given = { ...input(), description: 'x'.repeat(600) };
+    const invoice = other.issue(given);
+    expect(invoice.length).toBeGreaterThan(1_024);
+    const issuer = createInvoiceIssuer('regtest', nobleSigner);
+    expect(issuer.paymentHashOf(invoice)).toBe(bytesToHex(given.paymentHash));
+    expect(issuer.paymentHashOf(invoice)).toBe(bytesToHex(given.paymentHash));
+    expect(decodeInvoice).toHaveBeenCalledTimes(2);
+  });
+
   it('refuses a tampered invoice every time, as decoding does', () => {
     const issuer = createInvoiceIssuer('regtest', nobleSigner);
     const invoice = issuer.issue(input());

@@ -12,6 +12,7 @@ import type { AnyRoute } from './route.js';
 import { writeAnswerJson } from '../secret.js';
 import { MethodNotAllowed, Router } from './router.js';
 import type { ApiRequest, ApiResponse, RouteReply } from './messages.js';
+import { pathOf } from './messages.js';
 
 export type { ApiRequest, ApiResponse, RouteReply } from './messages.js';
 
@@ -25,7 +26,8 @@ export type RequestHandler = (request: ApiRequest) => Promise<ApiResponse>;
  */
 export type AnsweringHandler = (request: ApiRequest) => ApiResponse | Promise<ApiResponse>;
 
-const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+/** The headers of every JSON answer (frozen: answers share it). */
+export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
 
 /** What the pipeline needs besides the routes. */
 export interface PipelineOptions<Deps> {
@@ -131,11 +133,6 @@ function serialize(reply: RouteReply, method: string, caller?: KeyHolder): ApiRe
     headers: reply.headers === undefined || isEmpty(reply.headers) ? (reply.body !== undefined ? JSON_HEADERS : {}) : { ...(reply.body !== undefined ? JSON_HEADERS : {}), ...reply.headers },
     body: !hasBody ? '' : reply.body instanceof JsonText ? reply.body.text : writeAnswerJson(reply.body, caller),
   };
-}
-
-function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
 }
 
 function isEmpty(headers: Readonly<Record<string, string>>): boolean {

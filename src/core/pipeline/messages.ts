@@ -39,3 +39,9 @@ export interface RouteReply {
   body?: unknown;
   headers?: Record<string, string>;
 }
+
+/** The path of a request's `url` (path and query, as `ApiRequest` carries it): without its query. */
+export function pathOf(url: string): string {
+  const queryAt = url.indexOf('?');
+  return queryAt === -1 ? url : url.slice(0, queryAt);
+}

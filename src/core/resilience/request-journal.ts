@@ -14,6 +14,7 @@
  */
 import type { FaultAction, JournalEntryView } from '../../schemas/faults.js';
 import { pathMatcher } from './path-pattern.js';
+import { pathOf } from '../pipeline/messages.js';
 
 export const KEPT_REQUESTS_PER_ACCOUNT = 1_000;
 export const KEPT_BODY_CHARS = 8 * 1024;
@@ -225,11 +226,6 @@ function parsed(text: string | undefined): unknown {
   } catch {
     return text;
   }
-}
-
-function pathOf(url: string): string {
-  const queryAt = url.indexOf('?');
-  return queryAt === -1 ? url : url.slice(0, queryAt);
 }
 
 function cut(text: string, chars: number): string {

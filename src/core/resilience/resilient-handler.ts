@@ -7,8 +7,8 @@
  */
 import type { AccountDirectory, KeyHolder } from '../accounts/accounts.js';
 import { ApiError } from '../errors/errors.js';
-import type { AnsweringHandler } from '../pipeline/handler.js';
-import type { ApiRequest, ApiResponse } from '../pipeline/messages.js';
+import { JSON_HEADERS, type AnsweringHandler } from '../pipeline/handler.js';
+import { pathOf, type ApiRequest, type ApiResponse } from '../pipeline/messages.js';
 import type { WallClock } from '../ports.js';
 import type { FaultAction } from '../../schemas/faults.js';
 import type { ApiFaultBook } from './api-faults.js';
@@ -25,7 +25,6 @@ export interface ResilienceDeps {
   rateLimit: number;
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } as const;
 const API_PREFIX = '/api/v1/';
 
 /** `handle` with rate limit, faults and journal on `/api/v1`. */
@@ -95,11 +94,6 @@ function settle({ journal, wall, accountId, method, request, verdict, fault, rec
 /** The service's answer, late or lost as a latency or drop fault says. */
 function misbehaved(response: ApiResponse, fault: FaultAction | undefined): ApiResponse {
   return fault === undefined ? response : { ...response, transport: 'latencyMs' in fault ? { delayMs: fault.latencyMs } : { drop: true } };
-}
-
-function pathOf(url: string): string {
-  const queryAt = url.indexOf('?');
-  return queryAt === -1 ? url : url.slice(0, queryAt);
 }
 
 /** A status fault's answer: the usual error shape, code `simulated_fault`, nothing processed. */
