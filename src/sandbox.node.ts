@@ -11,6 +11,7 @@ import { SandboxRelay } from './nostr/relay/sandbox-relay.node.js';
 import { wasmEventSigner } from './nostr/event-signer.node.js';
 import { relayConnectedWallets } from './nostr/relay-wallets.js';
 import { webSocketRelaySession } from './nostr/web-socket-relay-session.node.js';
+import type { RelaySession } from './nostr/relay-session.js';
 import { createSandbox as createBrowserSafeSandbox, type Sandbox, type SandboxOptions } from './sandbox.js';
 import { openJsonFileStore } from './store/json-file-store.node.js';
 import type { StoreNotice } from './store/store-notice.js';
@@ -27,6 +28,11 @@ export interface NodeSandboxOptions extends SandboxOptions {
   onStorageNotice?: (notice: StoreNotice) => void;
   /** Hears every NIP-47 request the sandbox's wallets answer (the dashboard shows the recent ones). */
   onNwcRequest?: (record: NwcRequestRecord) => void;
+  /**
+   * The session the sandbox's wallets speak NIP-47 over: an in-process session of its own relay by
+   * default; a replica's wallets reach the one relay of the replicas (`lnpr serve --database-url`).
+   */
+  walletRelaySession?: () => RelaySession;
 }
 
 /** A sandbox in Node: with its Nostr relay. */
@@ -37,7 +43,7 @@ export interface NodeSandbox extends Sandbox {
 
 /** Creates a sandbox in Node; resolves once its data file (if any) is open and locked. */
 export async function createNodeSandbox(options: NodeSandboxOptions = {}): Promise<NodeSandbox> {
-  const { dataFile, onStorageNotice, onNwcRequest, ...rest } = options;
+  const { dataFile, onStorageNotice, onNwcRequest, walletRelaySession, ...rest } = options;
   const store =
     rest.store ?? (dataFile !== undefined ? await openJsonFileStore(dataFile, onStorageNotice ? { onNotice: onStorageNotice } : {}) : undefined);
   const sender = rest.webhookSender ? undefined : createHttpWebhookSender();
@@ -47,7 +53,7 @@ export async function createNodeSandbox(options: NodeSandboxOptions = {}): Promi
       signer: wasmSigner,
       ...(sender ? { webhookSender: sender } : {}),
       connectedWallets: relayConnectedWallets({
-        session: relay.session(),
+        session: walletRelaySession?.() ?? relay.session(),
         network: rest.network ?? 'regtest',
         signer: wasmEventSigner,
         ...(onNwcRequest ? { onRequest: onNwcRequest } : {}),

@@ -51,6 +51,8 @@ export interface SandboxOptions {
   connectedWallets?: EngineOptions['connectedWallets'];
   /** The relay NWC URLs name; `ws://localhost/nostr` where no relay runs (MSW). */
   relayUrl?: () => string;
+  /** @internal A replica of `lnpr serve --database-url`: accounts are served once adopted (EngineOptions). */
+  adoptAccounts?: boolean;
 }
 
 /** The sandbox: the engine and the choices it was made with. */
@@ -85,6 +87,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
     ...(options.connectedWallets ? { connectedWallets: options.connectedWallets } : {}),
     ...(options.relayUrl ? { relayUrl: options.relayUrl } : {}),
+    ...(options.adoptAccounts ? { adoptAccounts: true } : {}),
   });
   if (options.onEvent) engine.onEvent(options.onEvent);
   return { ...engine, network, accountsConfig };

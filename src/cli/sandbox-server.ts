@@ -12,6 +12,7 @@ import { buildServer, type ServerOptions } from '../http/server.js';
 import { webPagesOf } from '../http/web-pages.js';
 import { createNodeSandbox, type NodeSandbox, type NodeSandboxOptions } from '../sandbox.node.js';
 import type { Sandbox } from '../sandbox.js';
+import type { RelaySession } from '../nostr/relay-session.js';
 import type { ServeWebhooks } from './serve-webhooks.js';
 import { UsageError } from './usage-error.js';
 
@@ -35,10 +36,11 @@ export interface SandboxPlace {
   clientAddresses?: ClientAddresses;
   serverFactory?: ServerOptions['serverFactory'];
   /**
-   * Fixtures only into a sandbox without payment requests: a replica taking over a sandbox that
-   * has them already does not load them twice.
+   * A replica serving the accounts it owns (`lnpr serve --database-url`): the store starts with
+   * the accounts' records only, and fixtures and `--webhook` endpoints go into each account as the
+   * replica adopts it (`adoptInto`), not at start.
    */
-  fixturesOnlyWhenEmpty?: boolean;
+  replica?: { walletRelaySession: () => RelaySession };
 }
 
 /** The sandbox and its (not yet listening) server; closes the sandbox if making the server fails. */
@@ -50,19 +52,13 @@ export async function startSandboxServer(
     ...recipe.sandboxOptions,
     ...(place.dataFile ? { dataFile: place.dataFile } : {}),
     ...(place.store ? { store: place.store } : {}),
+    ...(place.replica ? { adoptAccounts: true, walletRelaySession: place.replica.walletRelaySession } : {}),
   }).catch((error: unknown) => {
     throw error instanceof ApiError ? new UsageError(`behaviour rules: ${error.message}`) : error;
   });
   try {
-    if (recipe.fixtures !== undefined && !(place.fixturesOnlyWhenEmpty && sandbox.store.size() > 0)) {
-      try {
-        const { loadFixtures } = await import('../fixtures/load-fixtures.js');
-        await loadFixtures(sandbox, recipe.fixtures.data, recipe.fixtures.path);
-      } catch (error) {
-        throw new UsageError((error as Error).message);
-      }
-    }
-    const webhookLines = await recipe.webhooks.register(sandbox);
+    if (recipe.fixtures !== undefined && !place.replica) await loadRecipeFixtures(recipe, sandbox);
+    const webhookLines = await recipe.webhooks.register(sandbox, place.replica ? [] : undefined);
     const app = await buildServer({
       ...recipe.serverOptions,
       handle: sandbox.answer,
@@ -76,6 +72,25 @@ export async function startSandboxServer(
     await closeSandbox(sandbox);
     throw error;
   }
+}
+
+/** Loads `--fixtures`, into the given accounts only if `accountIds` is given; a bad file is a UsageError. */
+async function loadRecipeFixtures(recipe: SandboxRecipe, sandbox: NodeSandbox, accountIds?: ReadonlySet<string>): Promise<void> {
+  try {
+    const { loadFixtures } = await import('../fixtures/load-fixtures.js');
+    await loadFixtures(sandbox, recipe.fixtures!.data, recipe.fixtures!.path, accountIds);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/**
+ * What a replica puts into an account it adopts: with `firstServed` (nobody served it before),
+ * the fixtures' records of the account; the `--webhook` endpoints, if missing.
+ */
+export async function adoptInto(recipe: SandboxRecipe, sandbox: NodeSandbox, accountId: string, firstServed: boolean): Promise<void> {
+  if (firstServed && recipe.fixtures !== undefined) await loadRecipeFixtures(recipe, sandbox, new Set([accountId]));
+  await recipe.webhooks.register(sandbox, [accountId]);
 }
 
 /** Stops the scheduler and deliveries in flight (pending ones stay in the outbox), then flushes the store. */

@@ -25,8 +25,11 @@ export interface WebhookFlags {
 export interface ServeWebhooks {
   /** Where webhooks may go: the sandbox's `webhookAllowedHosts` setting. */
   addressPolicy: WebhookAddressPolicy;
-  /** Registers the `--webhook` URLs for every account; returns the banner's lines about them. */
-  register(sandbox: Sandbox): Promise<string[]>;
+  /**
+   * Registers the `--webhook` URLs for every account (or for `accountIds` only: a replica, as it
+   * adopts each account); returns the banner's lines about them.
+   */
+  register(sandbox: Sandbox, accountIds?: readonly string[]): Promise<string[]>;
 }
 
 /** Checks the flags; throws UsageError naming the bad one. */
@@ -52,15 +55,17 @@ export function serveWebhooks(flags: WebhookFlags, host: string, accounts: Accou
 
   return {
     addressPolicy,
-    async register(sandbox) {
+    async register(sandbox, only) {
       const lines: string[] = [];
-      const accountIds = sandbox.accountsConfig.accounts.map((account) => account.id);
+      const accountIds = only ?? sandbox.accountsConfig.accounts.map((account) => account.id);
       for (const url of urls) {
-        // One secret per URL for all accounts; kept from an earlier start with the same --data.
+        // One secret per URL for all accounts; kept from an earlier start with the same --data
+        // (replicas: given with --webhook-secret, or each account keeps the one it was given first).
         const kept = accountIds.flatMap((id) => sandbox.store.endpointsOf(id)).find((endpoint) => endpoint.url === url)?.secret;
         const secret = fixedSecret ?? kept ?? newWebhookSecret(cryptoRandom);
         await Promise.all(accountIds.map((accountId) => sandbox.events.endpoints.ensure(accountId, { url, secret })));
-        lines.push(`  webhook: ${url} for every account, secret ${secret}`);
+        if (only === undefined) lines.push(`  webhook: ${url} for every account, secret ${secret}`);
+        else if (only.length === 0) lines.push(`  webhook: ${url} for every account${fixedSecret ? `, secret ${fixedSecret}` : ' (give --webhook-secret so that every replica uses the same secret)'}`);
       }
       if (addressPolicy !== 'any') {
         const exceptions = [...addressPolicy.allowedOrigins, ...addressPolicy.allowedHosts];

@@ -163,7 +163,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
       port,
       ...(advertiseUrl === undefined ? {} : { advertiseUrl: origin('--advertise-url', advertiseUrl) }),
       trustProxy,
-      banner: (url, sandbox, webhookLines) => banner(url, sandbox, `PostgreSQL ${redactedDatabaseUrl(databaseUrl)}`, webhookLines, publicUrl),
+      banner: (url, sandbox, webhookLines, stored) => banner(url, sandbox, `PostgreSQL ${redactedDatabaseUrl(databaseUrl)}`, webhookLines, publicUrl, stored),
     });
     log.flush();
     return;
@@ -235,7 +235,7 @@ function origin(flag: string, value: string): string {
   }
 }
 
-function banner(url: string, sandbox: NodeSandbox, storage: string, webhookLines: string[], publicUrl: string | undefined): string {
+function banner(url: string, sandbox: NodeSandbox, storage: string, webhookLines: string[], publicUrl: string | undefined, stored = sandbox.store.size()): string {
   const keys = sandbox.accountsConfig.keys.map((k) => {
     // A key without an account (sk_test_admin) only manages accounts.
     const account = sandbox.accountsConfig.accounts.find((a) => a.id === k.account);
@@ -244,7 +244,7 @@ function banner(url: string, sandbox: NodeSandbox, storage: string, webhookLines
   return [
     `lnpr-sandbox listening on ${url}`,
     ...(publicUrl === undefined ? [] : [`  public URL: ${publicUrl}`]),
-    `  network: ${sandbox.network}   storage: ${storage}   payment requests: ${sandbox.store.size()}`,
+    `  network: ${sandbox.network}   storage: ${storage}   payment requests: ${stored}`,
     `  control API: ${sandbox.settings.controls ? `${url}/sandbox/v1` : 'off'}   behaviour rules: ${sandbox.rules.fixedRules.length}`,
     `  Nostr relay (NWC): ${sandbox.relay.url ?? `${url.replace(/^http/, 'ws')}/nostr`}`,
     ...(sandbox.settings.controls ? [`  dashboard: ${publicUrl ?? url}/dashboard   (hosted pay pages: ${publicUrl ?? url}/pay/<id>)`] : []),

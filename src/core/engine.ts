@@ -58,6 +58,12 @@ export interface EngineOptions {
   connectedWallets?: (parts: WalletParts) => ConnectedWallets;
   /** The relay NWC URLs name (`ws://HOST:PORT/nostr`), read when one is shown. */
   relayUrl?: () => string;
+  /**
+   * The store starts without the accounts' records, and the engine acts for an account (its
+   * configured webhooks, what falls due, its wallets) only once `adopt` hands it over: a replica
+   * that serves some accounts of a sandbox others share (`lnpr serve --database-url`).
+   */
+  adoptAccounts?: boolean;
 }
 
 /** The relay named where no transport says better (MSW: wallets run in-process, without one). */
@@ -103,6 +109,11 @@ export interface Engine {
   onDelivery(listener: DeliveryListener): () => void;
   /** Calls `listener` with the account of every clock move; returns the function that stops it. */
   onClockMove(listener: (accountId: string) => void): () => void;
+  /**
+   * Takes the account over once the store holds its records (with `adoptAccounts`): its
+   * configured webhooks, what its records have due, its test wallets and NWC requests.
+   */
+  adopt(accountId: string): void;
   /** Stops the scheduler and aborts delivery attempts in flight; the store stays open (close it after). */
   close(): void;
 }
@@ -129,9 +140,13 @@ export function createEngine(options: EngineOptions): Engine {
   });
   const { clocks } = events;
   // Written to the index at once (acknowledged later), so the first request already sees them.
-  for (const account of options.accounts.accounts) {
-    for (const webhook of account.webhooks ?? []) events.endpoints.ensure(account.id, webhook).catch(onUnexpectedError);
-  }
+  const ensureConfiguredWebhooks = (accountId?: string) => {
+    for (const account of options.accounts.accounts) {
+      if (accountId !== undefined && account.id !== accountId) continue;
+      for (const webhook of account.webhooks ?? []) events.endpoints.ensure(account.id, webhook).catch(onUnexpectedError);
+    }
+  };
+  if (!options.adoptAccounts) ensureConfiguredWebhooks();
   const wallets = createWalletMachinery({
     store,
     clocks,
@@ -187,6 +202,11 @@ export function createEngine(options: EngineOptions): Engine {
     onEvent: (listener) => events.changeLog.subscribe(listener),
     onDelivery: (listener) => events.dispatcher.subscribe(listener),
     onClockMove: (listener) => events.onClockMove(listener),
+    adopt: (accountId) => {
+      ensureConfiguredWebhooks(accountId);
+      events.adopt(accountId);
+      wallets.adopt(accountId);
+    },
     close: () => {
       events.close();
       wallets.close();

@@ -120,6 +120,8 @@ export interface ConnectedWallets {
    * settled (a `payment_received` notification), at most once per payment hash is not promised.
    */
   start(onSettled: (accountId: string, paymentHash: string, preimage: string) => void): void;
+  /** Serves the account's test wallets, just loaded into the store (a replica taking the account over). */
+  adopt?(accountId: string): void;
   close(): void;
 }
 

@@ -26,6 +26,8 @@ export interface RelayTransportOptions {
   accepts: (request: IncomingMessage) => boolean;
   /** Who an upgrade comes from, for the relay's per-address limits. */
   clientAddress?: (request: IncomingMessage) => string;
+  /** Whether an upgrade is the sandbox's own (a fellow replica's wallets). */
+  isOwn?: (request: IncomingMessage) => boolean;
   /** Sends a response and logs it, as the server does for its own. */
   answer: (request: FastifyRequest, reply: FastifyReply, response: ApiResponse) => void;
   /** The URL clients reach the sandbox at, when not the listening address. */
@@ -33,8 +35,8 @@ export interface RelayTransportOptions {
 }
 
 /** Serves `relay` on `app` at RELAY_PATH, sets its `url` once listening, closes it before the server. */
-export function registerRelay(app: FastifyInstance, relay: SandboxRelay, { accepts, clientAddress, answer, publicUrl }: RelayTransportOptions): void {
-  relay.attach(app.server, { path: RELAY_PATH, accept: accepts, ...(clientAddress ? { clientAddress } : {}) });
+export function registerRelay(app: FastifyInstance, relay: SandboxRelay, { accepts, clientAddress, isOwn, answer, publicUrl }: RelayTransportOptions): void {
+  relay.attach(app.server, { path: RELAY_PATH, accept: accepts, ...(clientAddress ? { clientAddress } : {}), ...(isOwn ? { isOwn } : {}) });
   app.get(RELAY_PATH, (request, reply) => {
     if (!String(request.headers.accept ?? '').includes('application/nostr+json')) return answer(request, reply, NOT_A_PAGE);
     answer(request, reply, {

@@ -286,7 +286,7 @@ export async function buildServer({
     });
     lingering.add(cutShort);
   });
-  if (relay !== undefined) registerRelay(app, relay, { accepts: (request) => hosts.accepts(request.headers.host) || clientAddresses.fromReplica(request), clientAddress: (request) => clientAddresses.of(request), answer, ...(publicUrl === undefined ? {} : { publicUrl }) });
+  if (relay !== undefined) registerRelay(app, relay, { accepts: (request) => hosts.accepts(request.headers.host) || clientAddresses.fromReplica(request), clientAddress: (request) => clientAddresses.of(request), isOwn: (request) => clientAddresses.fromReplica(request), answer, ...(publicUrl === undefined ? {} : { publicUrl }) });
   if (docs !== false) {
     // Logged when their response ends, as the pages are (below).
     await app.register(async (site) => {

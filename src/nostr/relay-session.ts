@@ -37,5 +37,11 @@ export interface RelaySession {
   publish(event: NostrEvent): Promise<void>;
   /** Live events matching the filters (stored ones first); `close()` ends it. */
   subscribe(filters: NostrFilter[], onEvent: (event: NostrEvent) => void): { close(): void };
+  /**
+   * Calls `listener` each time the session is connected again after losing its relay (a socket's;
+   * an in-process session never is): what the relay kept may be gone (another process runs it
+   * now), so what must stay on it is published again.
+   */
+  onReconnected?(listener: () => void): void;
   close(): void;
 }

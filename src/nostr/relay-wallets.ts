@@ -105,6 +105,10 @@ class RelayWallets implements ConnectedWallets {
     );
   }
 
+  adopt(accountId: string): void {
+    for (const wallet of this.#parts.store.walletsOf(accountId)) this.#serveTestWallet(wallet);
+  }
+
   async makeInvoice(account: WalletOwner, request: { amountMsats: number; description: string; expirySeconds: number }) {
     const made = await this.#ask(account, (client) =>
       client.makeInvoice({ amount: request.amountMsats, description: request.description, expiry: request.expirySeconds }),

@@ -24,6 +24,8 @@ export interface WebSocketRelaySessionOptions {
   WebSocket?: typeof WebSocket;
   /** NOTICEs, subscriptions the relay closes, and throws from `onEvent` listeners. */
   onError?: (error: unknown) => void;
+  /** Headers of the upgrade request (with `ws` only), read at each connection. */
+  headers?: () => Record<string, string>;
 }
 
 const DEFAULT_RECONNECT_DELAYS_MS = [250, 500, 1_000, 2_000, 5_000];
@@ -51,6 +53,8 @@ export class WebSocketRelaySession implements RelaySession {
   private readonly connectWaiters = new Set<{ resolve(): void; reject(error: Error): void }>();
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private attempts = 0;
+  private connectedBefore = false;
+  private readonly reconnectListeners: Array<() => void> = [];
   private closed = false;
 
   constructor(url: string, options: WebSocketRelaySessionOptions = {}) {
@@ -59,9 +63,19 @@ export class WebSocketRelaySession implements RelaySession {
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
     this.reconnectDelaysMs = options.reconnectDelaysMs?.length ? options.reconnectDelaysMs : DEFAULT_RECONNECT_DELAYS_MS;
     this.onError = options.onError ?? (() => {});
+    const headers = options.headers;
+    // nostr-tools makes the socket with the URL only: a subclass of ws adds the headers.
+    const withHeaders =
+      headers === undefined || options.WebSocket !== undefined
+        ? undefined
+        : class extends WebSocketImpl {
+            constructor(address: string, protocols?: string | string[]) {
+              super(address, protocols, { headers: headers!() });
+            }
+          };
     this.relay = new AbstractRelay(url, {
       verifyEvent: (event) => verifyEvent(event),
-      websocketImplementation: options.WebSocket ?? (WebSocketImpl as unknown as typeof WebSocket),
+      websocketImplementation: options.WebSocket ?? ((withHeaders ?? WebSocketImpl) as unknown as typeof WebSocket),
       // A ping every 29 s finds connections that died without a close frame.
       enablePing: true,
       enableReconnect: false,
@@ -135,12 +149,26 @@ export class WebSocketRelaySession implements RelaySession {
     );
   }
 
+  onReconnected(listener: () => void): void {
+    this.reconnectListeners.push(listener);
+  }
+
   private onConnected(): void {
     if (this.closed) return;
     this.attempts = 0;
     for (const subscription of this.subscriptions) this.open(subscription);
     for (const waiter of this.connectWaiters) waiter.resolve();
     this.connectWaiters.clear();
+    if (this.connectedBefore) {
+      for (const listener of this.reconnectListeners) {
+        try {
+          listener();
+        } catch (error) {
+          this.onError(error);
+        }
+      }
+    }
+    this.connectedBefore = true;
   }
 
   private scheduleReconnect(): void {

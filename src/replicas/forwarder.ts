@@ -19,12 +19,21 @@ import { ApiError } from '../core/errors/errors.js';
 import { errorResponse, type ApiResponse } from '../core/pipeline/handler.js';
 import { REPLICA_TOKEN_HEADER, type ClientAddresses } from '../http/client-address.js';
 import { HostCheck } from '../http/host-check.js';
-import type { LeaderDirectory } from './leader-directory.js';
+
+/** Where a request is forwarded: the replica serving its account (the relay's, for `/nostr`). */
+export interface ForwardTargets {
+  /** The URL of the replica to send `request` to, waiting until `deadline` (epoch ms) for one. */
+  find(request: IncomingMessage, deadline: number): Promise<string | undefined>;
+  /** `url` did not answer `request`: the next `find` looks again. */
+  forget(request: IncomingMessage, url: string): void;
+  /** The replicas' shared token, once read. */
+  readonly token: string | undefined;
+}
 
 /** Options of the forwarder. */
 export interface ForwarderOptions {
   serverFactory: ServerFactory;
-  leaders: LeaderDirectory;
+  targets: ForwardTargets;
   clientAddresses: ClientAddresses;
   /** Names `Host` may carry besides localhost and the listening addresses (as the leader's server takes them). */
   hostNames: readonly string[];
@@ -43,7 +52,7 @@ const kLeader = Symbol('leader');
 type Forwarded = FastifyRequest & { [kArrived]?: number; [kLeader]?: string };
 
 /** The forwarder, ready to be made the front door's active face. */
-export async function buildForwarder({ serverFactory, leaders, clientAddresses, hostNames, bodyLimit, waitMs = 10_000 }: ForwarderOptions): Promise<FastifyInstance> {
+export async function buildForwarder({ serverFactory, targets, clientAddresses, hostNames, bodyLimit, waitMs = 10_000 }: ForwarderOptions): Promise<FastifyInstance> {
   const app = Fastify({
     serverFactory: serverFactory as never,
     bodyLimit,
@@ -62,7 +71,8 @@ export async function buildForwarder({ serverFactory, leaders, clientAddresses, 
   );
   app.addHook('onRequest', (request, reply, done) => {
     (request as Forwarded)[kArrived] = Date.now();
-    if (!hosts.accepts(request.headers.host)) return answer(reply, errorResponse(new ApiError('misdirected_request')));
+    // A fellow replica (its token) screened the Host already, or sends to this one's advertise URL.
+    if (!hosts.accepts(request.headers.host) && !clientAddresses.fromReplica(request.raw)) return answer(reply, errorResponse(new ApiError('misdirected_request')));
     done();
   });
 
@@ -70,7 +80,7 @@ export async function buildForwarder({ serverFactory, leaders, clientAddresses, 
   const vouch = (raw: IncomingMessage, headers: Record<string, unknown>): Record<string, unknown> => {
     const out: Record<string, unknown> = { ...headers, 'x-forwarded-for': clientAddresses.of(raw) };
     if (raw.headers.host !== undefined) out.host = raw.headers.host;
-    if (leaders.token !== undefined) out[REPLICA_TOKEN_HEADER] = leaders.token;
+    if (targets.token !== undefined) out[REPLICA_TOKEN_HEADER] = targets.token;
     return out;
   };
 
@@ -81,7 +91,7 @@ export async function buildForwarder({ serverFactory, leaders, clientAddresses, 
     preValidation: async () => {},
     // Waits for a leader (upgrades too: they are routed through here before being taken over).
     preHandler: async (request, reply) => {
-      const leader = await leaders.find((request as Forwarded)[kArrived]! + waitMs);
+      const leader = await targets.find(request.raw, (request as Forwarded)[kArrived]! + waitMs);
       if (leader === undefined) return answer(reply, errorResponse(UNAVAILABLE));
       (request as Forwarded)[kLeader] = leader;
     },
@@ -106,8 +116,8 @@ export async function buildForwarder({ serverFactory, leaders, clientAddresses, 
         if (!NOT_SENT.has(code) && !REPEATABLE.has(request.method)) {
           return answer(reply, errorResponse(new ApiError('storage_unavailable', 'The replica serving the sandbox went away while answering; the request may or may not have been applied.')));
         }
-        leaders.forget(leader);
-        void leaders.find(request[kArrived]! + waitMs).then((next) => {
+        targets.forget(request.raw, leader);
+        void targets.find(request.raw, request[kArrived]! + waitMs).then((next) => {
           if (reply.sent) return;
           if (next === undefined) return answer(reply, errorResponse(UNAVAILABLE));
           request[kLeader] = next;

@@ -20,6 +20,9 @@ const EVENTS = ['request', 'upgrade', 'clientError', 'checkExpectation', 'connec
 type ServerEvent = (typeof EVENTS)[number];
 type Listener = (...args: unknown[]) => void;
 
+/** Which face takes a request or upgrade (`refuse`: 503), decided per request once the door routes. */
+export type FaceChooser = (request: IncomingMessage, upgrade: boolean) => Face | 'refuse' | Promise<Face | 'refuse'>;
+
 /** A Fastify `serverFactory`. */
 export type ServerFactory = (handler: (request: IncomingMessage, response: ServerResponse) => void) => Server;
 
@@ -39,6 +42,7 @@ export class FrontDoor {
   #active: Face | 'holding' | 'suspended' = 'forwarder';
   readonly #held = new Set<{ release: () => void; refuse: () => void }>();
   readonly #holdMs: number;
+  #chooser: FaceChooser | undefined;
 
   constructor({ headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs = 5_000, holdMs = 10_000 }: FrontDoorOptions) {
     this.#holdMs = holdMs;
@@ -79,6 +83,15 @@ export class FrontDoor {
     return result;
   }
 
+  /**
+   * While the sandbox face is open, each request and upgrade goes to the face `chooser` picks
+   * (a replica serving some accounts, forwarding the others'); the rest of the server's events
+   * go to the sandbox's server.
+   */
+  routeBy(chooser: FaceChooser): void {
+    this.#chooser = chooser;
+  }
+
   /** From now on requests wait (a takeover is loading the sandbox). */
   hold(): void {
     this.#active = 'holding';
@@ -106,7 +119,27 @@ export class FrontDoor {
 
   #dispatch(event: ServerEvent, args: unknown[]): void {
     if (this.#active === 'holding' && (event === 'request' || event === 'upgrade')) return this.#hold(event, args);
+    if (this.#chooser !== undefined && this.#active === 'sandbox' && (event === 'request' || event === 'upgrade')) {
+      let choice: ReturnType<FaceChooser>;
+      try {
+        choice = this.#chooser(args[0] as IncomingMessage, event === 'upgrade');
+      } catch {
+        choice = 'refuse';
+      }
+      if (typeof choice === 'string') return this.#deliver(choice, event, args);
+      choice.then(
+        (face) => this.#deliver(face, event, args),
+        () => this.#unheard(event, args),
+      );
+      return;
+    }
     const listeners = this.#active === 'holding' || this.#active === 'suspended' ? undefined : this.#faces.get(this.#active)?.get(event);
+    if (listeners === undefined || listeners.length === 0) return this.#unheard(event, args);
+    for (const listener of listeners) listener.apply(this.server, args);
+  }
+
+  #deliver(face: Face | 'refuse', event: ServerEvent, args: unknown[]): void {
+    const listeners = face === 'refuse' ? undefined : this.#faces.get(face)?.get(event);
     if (listeners === undefined || listeners.length === 0) return this.#unheard(event, args);
     for (const listener of listeners) listener.apply(this.server, args);
   }

@@ -43,10 +43,15 @@ export class LeaderDirectory {
     this.#token = String(row!.token);
   }
 
-  /** The leader's URL, waiting (reading it again) until there is one or `deadline` (epoch ms) has passed. */
-  async find(deadline: number): Promise<string | undefined> {
+  /**
+   * The leader's URL, waiting (reading it again) until there is one or `deadline` (epoch ms) has
+   * passed; never later, whatever the database does. `fresh`: read the row even if one is known
+   * (a WebSocket upgrade, whose failure the forwarder does not see).
+   */
+  async find(deadline: number, fresh = false): Promise<string | undefined> {
+    if (fresh) this.#url = undefined;
     for (;;) {
-      if (this.#url === undefined) this.#url = await this.#read().catch(() => undefined);
+      if (this.#url === undefined) this.#url = await withDeadline(this.#read(), deadline).catch(() => undefined);
       if (this.#url !== undefined && (this.#url !== this.#selfUrl() || this.#selfServing())) return this.#url;
       this.#url = undefined;
       if (Date.now() + RETRY_MS > deadline) return undefined;
@@ -63,6 +68,17 @@ export class LeaderDirectory {
     const [row] = await this.#sql`select url from lnpr_leader where id = 1`;
     return row === undefined ? undefined : String(row.url);
   }
+}
+
+/** `promise`, or a rejection once `deadline` (epoch ms) has passed. */
+export function withDeadline<T>(promise: Promise<T>, deadline: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no answer from the database in time')), Math.max(0, deadline - Date.now()));
+    promise.then(
+      (value) => (clearTimeout(timer), resolve(value)),
+      (error: unknown) => (clearTimeout(timer), reject(error as Error)),
+    );
+  });
 }
 
 /** Two replicas creating the same table at once: one wins, the other's error is harmless. */

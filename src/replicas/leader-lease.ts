@@ -30,6 +30,19 @@ export const RESTART_GRACE_MS = 3_000;
 /** How long one attempt of a suspended leader may take (a connection included). */
 const RETAKE_TIMEOUT_MS = 2_000;
 
+/**
+ * What a lease locks: the leader's one lock (the default), or a replica's own (`replica-lock.ts`).
+ * Each runs on the lease's connection; the lock is a session advisory lock on it.
+ */
+export interface LeaseLock {
+  /** Takes the lock if free: its token (the leader's epoch, the replica's id), else undefined. */
+  acquire(sql: Sql): Promise<number | undefined>;
+  /** Whether this connection's session still holds the lock (a reconnected session would not). */
+  held(sql: Sql, token: number): Promise<boolean>;
+  /** Takes the lock again (a new session): `resumed` if nobody took over meanwhile. */
+  retake(sql: Sql, token: number): Promise<'resumed' | 'taken' | 'led'>;
+}
+
 /** Options of a lease. */
 export interface LeaderLeaseOptions {
   /** The URL the other replicas reach this one at (written to `lnpr_leader.url`). */
@@ -46,6 +59,8 @@ export interface LeaderLeaseOptions {
   pollMs?: number;
   /** Milliseconds between checks that the lock is still held; 1,000 by default. */
   checkMs?: number;
+  /** The lock; the leader's by default. */
+  lock?: LeaseLock;
 }
 
 /** Polls for the lock; once held, keeps checking it. */
@@ -62,9 +77,17 @@ export class LeaderLease {
   #suspended = false;
 
   /** @param connect makes a client of the lease's own, `max: 1` and no lifetime limit: the lock lives on its one connection */
+  readonly #lock: LeaseLock;
+
   constructor(connect: () => Sql, options: LeaderLeaseOptions) {
     this.#connect = connect;
     this.#options = options;
+    this.#lock = options.lock ?? leaderLock(() => options.advertiseUrl);
+  }
+
+  /** The token taken with the lock (the leader's epoch, the replica's id); undefined before. */
+  get token(): number | undefined {
+    return this.#epoch;
   }
 
   /** Whether this replica holds the lease now. */
@@ -103,7 +126,7 @@ export class LeaderLease {
   async #tick(): Promise<void> {
     if (this.#stopped) return;
     if (!this.#held) {
-      const epoch = await this.#tryAcquire().catch(() => undefined);
+      const epoch = await this.#lock.acquire(this.#client()).catch(() => undefined);
       if (epoch === undefined) return this.#schedule(jitter(this.#options.pollMs ?? 200));
       this.#held = true;
       this.#epoch = epoch;
@@ -115,7 +138,7 @@ export class LeaderLease {
       return this.#schedule(this.#options.checkMs ?? 1_000);
     }
     if (this.#suspended) return this.#tryResume();
-    const still = await withTimeout(this.#stillHeld(), 3_000).catch((error: unknown) => `the lock's connection failed: ${(error as Error).message}`);
+    const still = await withTimeout(this.#lock.held(this.#client(), this.#epoch!), 3_000).catch((error: unknown) => `the lock's connection failed: ${(error as Error).message}`);
     if (still === true) return this.#schedule(this.#options.checkMs ?? 1_000);
     this.#suspended = true;
     // Ended now, so nothing it queued runs late; each attempt to take the lock again has a fresh one.
@@ -128,7 +151,7 @@ export class LeaderLease {
   /** A suspended leader: the lock again with the same epoch resumes; another's epoch loses. */
   async #tryResume(): Promise<void> {
     const sql = this.#connect();
-    const outcome = await withTimeout(this.#retake(sql), RETAKE_TIMEOUT_MS).catch(() => 'unreachable' as const);
+    const outcome = await withTimeout(this.#lock.retake(sql, this.#epoch!), RETAKE_TIMEOUT_MS).catch(() => 'unreachable' as const);
     if (outcome !== 'resumed') void sql.end({ timeout: 0 }).catch(() => {});
     if (this.#stopped) return;
     if (outcome === 'unreachable') return this.#schedule(jitter(this.#options.pollMs ?? 200));
@@ -140,14 +163,6 @@ export class LeaderLease {
     this.#schedule(this.#options.checkMs ?? 1_000);
   }
 
-  /** Takes the lock again (a new session): `resumed` if the epoch is still ours. */
-  async #retake(sql: Sql): Promise<'resumed' | 'taken' | 'led'> {
-    const [row] = await sql`select pg_try_advisory_lock(${LEADER_LOCK_KEY}) as locked`;
-    if (row?.locked !== true) return 'taken';
-    const [leader] = await sql`select epoch from lnpr_leader where id = 1`;
-    return leader !== undefined && Number(leader.epoch) === this.#epoch ? 'resumed' : 'led';
-  }
-
   #lose(reason: string): void {
     if (this.#stopped) return;
     this.#stopped = true;
@@ -155,33 +170,42 @@ export class LeaderLease {
     this.#options.onLost(reason);
   }
 
-  /**
-   * The new epoch if the lock was free, else undefined. Not tried within RESTART_GRACE_MS of a
-   * database restart while the row names a leader from before it: that one may be suspended, and
-   * resuming is far quicker than a takeover (the grace ends the wait if it is gone).
-   */
-  async #tryAcquire(): Promise<number | undefined> {
-    const sql = this.#client();
-    const [row] = await sql.unsafe(
-      `select case when now() - pg_postmaster_start_time() < interval '${RESTART_GRACE_MS} milliseconds'
-         and exists (select 1 from lnpr_leader where id = 1 and since < pg_postmaster_start_time())
-       then false else pg_try_advisory_lock(${LEADER_LOCK_KEY}) end as locked`,
-    );
-    if (row?.locked !== true) return undefined;
-    // One statement, so one transaction: the epoch and the URL change together.
-    const [leader] = await sql`insert into lnpr_leader (id, epoch, url, since) values (1, 1, ${this.#options.advertiseUrl}, now())
-      on conflict (id) do update set epoch = lnpr_leader.epoch + 1, url = excluded.url, since = now()
-      returning epoch`;
-    return Number(leader!.epoch);
-  }
+}
 
-  /** Whether this connection's session still holds the lock (a reconnected session would not). */
-  async #stillHeld(): Promise<boolean> {
-    const [row] = await this.#client()`select exists (
-      select 1 from pg_locks where locktype = 'advisory' and pid = pg_backend_pid() and objid = ${LEADER_LOCK_KEY} and granted
-    ) as held`;
-    return row?.held === true;
-  }
+/**
+ * The leader's lock. Taking it bumps `lnpr_leader.epoch` and writes the advertise URL, in one
+ * statement. Not taken within RESTART_GRACE_MS of a database restart while the row names a leader
+ * from before it: that one may be suspended, and resuming is far quicker than a takeover (the
+ * grace ends the wait if it is gone).
+ */
+export function leaderLock(advertiseUrl: () => string): LeaseLock {
+  return {
+    async acquire(sql) {
+      const [row] = await sql.unsafe(
+        `select case when now() - pg_postmaster_start_time() < interval '${RESTART_GRACE_MS} milliseconds'
+           and exists (select 1 from lnpr_leader where id = 1 and since < pg_postmaster_start_time())
+         then false else pg_try_advisory_lock(${LEADER_LOCK_KEY}) end as locked`,
+      );
+      if (row?.locked !== true) return undefined;
+      // One statement, so one transaction: the epoch and the URL change together.
+      const [leader] = await sql`insert into lnpr_leader (id, epoch, url, since) values (1, 1, ${advertiseUrl()}, now())
+        on conflict (id) do update set epoch = lnpr_leader.epoch + 1, url = excluded.url, since = now()
+        returning epoch`;
+      return Number(leader!.epoch);
+    },
+    async held(sql) {
+      const [row] = await sql`select exists (
+        select 1 from pg_locks where locktype = 'advisory' and pid = pg_backend_pid() and objid = ${LEADER_LOCK_KEY} and objsubid = 1 and granted
+      ) as held`;
+      return row?.held === true;
+    },
+    async retake(sql, epoch) {
+      const [row] = await sql`select pg_try_advisory_lock(${LEADER_LOCK_KEY}) as locked`;
+      if (row?.locked !== true) return 'taken';
+      const [leader] = await sql`select epoch from lnpr_leader where id = 1`;
+      return leader !== undefined && Number(leader.epoch) === epoch ? 'resumed' : 'led';
+    },
+  };
 }
 
 /** `ms` ± 25 %, so standbys do not poll in step. */

@@ -49,6 +49,11 @@ export interface EventMachinery {
   /** Schedules the next change of records written without the change log (fixtures, a start). */
   track(records: Iterable<PaymentRequestRecord>): void;
   /**
+   * Schedules what the account's records, just loaded into the store, have due: its pending
+   * requests' next changes and its pending delivery attempts (a replica taking the account over).
+   */
+  adopt(accountId: string): void;
+  /**
    * Drops what was due for the account, once its requests and deliveries are erased (a reset, a
    * deletion): no expiry, outcome or attempt of them runs afterwards. An attempt already on the
    * wire finishes; its outcome, for an event no longer kept, is not recorded.
@@ -120,6 +125,12 @@ export function createEventMachinery(options: EventMachineryOptions): EventMachi
     log,
     onClockMove: (listener) => clockMoves.add(listener),
     track: (records) => due.scheduleNextChanges(records),
+    adopt(accountId) {
+      due.scheduleNextChanges(store.paymentRequestsOf(accountId).filter((record) => record.status === 'pending'));
+      const attempts = store.deliveriesOf(accountId).filter((delivery) => delivery.status === 'pending');
+      pending.note(attempts);
+      due.scheduleDeliveries(attempts);
+    },
     forget(accountId) {
       scheduler.forget(accountId);
       pending.forget(accountId);

@@ -46,6 +46,8 @@ export interface WalletMachinery {
   connectedWallets: ConnectedWallets;
   /** Starts hearing the connected wallets and watching pending NWC requests. */
   start(): void;
+  /** Serves the account's test wallets and watches its pending NWC requests, just loaded into the store. */
+  adopt(accountId: string): void;
   close(): void;
 }
 
@@ -84,6 +86,10 @@ export function createWalletMachinery(deps: WalletMachineryDeps): WalletMachiner
       stopWatching = deps.changeLog.subscribe((event) => {
         if (event.type === 'payment_request.created' && event.data.isNwc) started.watch(store.getPaymentRequest(event.data.id)!);
       });
+    },
+    adopt(accountId) {
+      connectedWallets.adopt?.(accountId);
+      for (const record of store.paymentRequestsOf(accountId)) if (record.status === 'pending' && record.isNwc) watch?.watch(record);
     },
     close() {
       stopWatching?.();

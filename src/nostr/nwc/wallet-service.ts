@@ -151,6 +151,10 @@ export class NwcWalletService {
     this.limits = { ...NWC_SERVICE_LIMITS, ...options.limits };
     this.now = options.now ?? Date.now;
     this.signer = options.signer ?? pureEventSigner;
+    // The relay may be another process's now, without the info events: they are published again.
+    session.onReconnected?.(() => {
+      for (const served of this.connections.values()) if (!served.removed) this.publishInfo(served).catch((error: unknown) => this.options.onError?.(error));
+    });
   }
 
   /**

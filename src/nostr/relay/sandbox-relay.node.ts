@@ -91,6 +91,12 @@ export interface AttachOptions {
   accept?: (request: HttpRequest) => boolean;
   /** Who an upgrade comes from, for the per-address limits; the socket's remote address by default. */
   clientAddress?: (request: HttpRequest) => string;
+  /**
+   * Whether an upgrade is the sandbox's own, as its in-process sessions are (a fellow replica's
+   * wallets, vouched for by the replicas' token): its events are kept apart and never evicted, and
+   * no budget applies to it.
+   */
+  isOwn?: (request: HttpRequest) => boolean;
 }
 
 /** The sandbox's Nostr relay. */
@@ -136,11 +142,11 @@ export class SandboxRelay {
   }
 
   /** Serves `path` WebSocket upgrades on `server`; `accept(request)` false → 421 and the socket closed. */
-  attach(server: Server, { path = '/nostr', accept, clientAddress }: AttachOptions = {}): void {
+  attach(server: Server, { path = '/nostr', accept, clientAddress, isOwn }: AttachOptions = {}): void {
     if (this.#closing !== undefined) throw new Error('the relay is closed');
     this.#server ??= new WebSocketServer({ noServer: true, maxPayload: this.limits.maxMessageBytes, clientTracking: false });
     this.#heartbeat ??= setInterval(() => this.#beat(), HEARTBEAT_MS).unref();
-    const onUpgrade = (request: HttpRequest, socket: Duplex, head: Buffer): void => this.#upgrade(request, socket, head, path, accept, clientAddress);
+    const onUpgrade = (request: HttpRequest, socket: Duplex, head: Buffer): void => this.#upgrade(request, socket, head, path, accept, clientAddress, isOwn);
     server.on('upgrade', onUpgrade);
     this.#detach.push(() => server.off('upgrade', onUpgrade));
   }
@@ -213,7 +219,7 @@ export class SandboxRelay {
     this.#recent.clear();
   }
 
-  #upgrade(request: HttpRequest, socket: Duplex, head: Buffer, path: string, accept: AttachOptions['accept'], clientAddress: AttachOptions['clientAddress']): void {
+  #upgrade(request: HttpRequest, socket: Duplex, head: Buffer, path: string, accept: AttachOptions['accept'], clientAddress: AttachOptions['clientAddress'], isOwn: AttachOptions['isOwn']): void {
     socket.on('error', () => {});
     const url = request.url ?? '';
     const query = url.indexOf('?');
@@ -238,10 +244,11 @@ export class SandboxRelay {
       else this.#connectionsOf.set(address, left);
       this.#forgetBudgets();
     });
-    this.#server.handleUpgrade(request, socket, head, (ws) => this.#connected(ws, address));
+    const own = isOwn?.(request) === true;
+    this.#server.handleUpgrade(request, socket, head, (ws) => this.#connected(ws, address, own));
   }
 
-  #connected(ws: WebSocket, address: string): void {
+  #connected(ws: WebSocket, address: string, own = false): void {
     const limits = this.limits;
     let cut: NodeJS.Timeout | undefined;
     /** Closes with `code` after a NOTICE, ignoring what still comes, and cuts the connection if it does not answer. */
@@ -269,7 +276,7 @@ export class SandboxRelay {
       ofAddress = new PartyBudgets(limits.maxBytesOutPerSecondPerAddress, limits.maxMatchWorkPerSecondPerAddress);
       this.#addressBudgets.set(address, ofAddress);
     }
-    this.#peers.set(client, { own: false, address, connection: new PartyBudgets(limits.maxBytesOutPerSecond, limits.maxMatchWorkPerSecond), ofAddress });
+    this.#peers.set(client, own ? { own: true } : { own: false, address, connection: new PartyBudgets(limits.maxBytesOutPerSecond, limits.maxMatchWorkPerSecond), ofAddress });
     this.#relay.handleConnection(client, address);
     let windowStart = performance.now();
     let inWindow = 0;

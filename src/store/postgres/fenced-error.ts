@@ -1,7 +1,8 @@
 /**
  * A write refused because this process no longer leads: the epoch in `lnpr_leader` is not the
  * one the store was opened (or last set) with, so another process took the lease and any write
- * from here could overwrite its. Answered like any storage refusal (503 `storage_unavailable`);
+ * from here could overwrite its. For a replica serving accounts of its own (`replicaId`): another
+ * replica took some of its accounts over, believing it gone. Answered like any storage refusal (503 `storage_unavailable`);
  * the store calls its `onFenced` hook so the caller can step down.
  */
 import { StorageUnavailableError } from '../../core/store/sandbox-store.js';
@@ -14,8 +15,8 @@ export class FencedError extends StorageUnavailableError {
   /** For logs (the message is the one clients get). */
   readonly detail: string;
 
-  constructor(ownEpoch: number, currentEpoch: number | null) {
-    const detail = `fenced: this process writes under leader epoch ${ownEpoch}, the database holds ${currentEpoch ?? 'none'}`;
+  constructor(ownEpoch: number, currentEpoch: number | null, why?: string) {
+    const detail = `fenced: ${why ?? `this process writes under leader epoch ${ownEpoch}, the database holds ${currentEpoch ?? 'none'}`}`;
     super(new Error(detail));
     this.detail = detail;
     this.name = 'FencedError';

@@ -15,10 +15,10 @@
  * SHARE, so a takeover waits for it) and is refused with FencedError if another process has taken
  * the lease since; `onFenced` hears it, and the store refuses writes from then on.
  */
-import postgres, { type Sql } from 'postgres';
+import postgres, { type Sql, type TransactionSql } from 'postgres';
 import { StorageUnavailableError, type ClockState, type SandboxStore, type StorageHealth, type StoreChange } from '../../core/store/sandbox-store.js';
 import type { PaymentRequestRecord } from '../../core/store/payment-request.js';
-import { copyOf, indexOf } from '../index-snapshot.js';
+import { copyOf, indexOf, snapshotOf } from '../index-snapshot.js';
 import { indexReads, type StoreReads } from '../index-reads.js';
 import { applyJournalEntry, type JournalEntry } from '../journal-entry.js';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from '../snapshot-format.js';
@@ -43,6 +43,14 @@ export interface PostgresStoreOptions {
   fenceEpoch?: number;
   /** Hears a write refused because another process holds the lease now. */
   onFenced?: (error: FencedError) => void;
+  /**
+   * This process is the replica with this id in `lnpr_replicas`, serving the accounts it owns
+   * (`lnpr_owners`): the store opens with the accounts' records only and loads an account's rows
+   * when `adoptAccount` is called; accounts it makes are owned by it in the same transaction; and
+   * a write is refused (FencedError) once another replica has marked it `fenced` (it took some of
+   * its accounts over, believing it gone).
+   */
+  replicaId?: number;
   /** Hears writes failing and taken again; default: a line on stderr. */
   onNotice?: (notice: StoreNotice) => void;
   /** Time bounds (ms), for tests: a probe's answer, a write transaction's, the probe's period. */
@@ -79,6 +87,11 @@ export interface PostgresStore extends SandboxStore {
   stats(): PostgresStoreStats;
   /** Writes from now on check this epoch (undefined: no fencing). */
   setFenceEpoch(epoch: number | undefined): void;
+  /**
+   * Loads the account's rows (with `replicaId`, once this replica owns it): its payment requests,
+   * clock, events, endpoints, deliveries, wallets and their transactions join the index.
+   */
+  adoptAccount(accountId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -103,7 +116,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const sql = options.sql ?? createClient(options);
   try {
     await ensureSchema(sql);
-    const index = await loadIndex(sql);
+    const index = await loadIndex(sql, options.replicaId === undefined ? undefined : null);
     return new PgStore(sql, ownsClient, index, options);
   } catch (error) {
     if (ownsClient) await sql.end({ timeout: 1 }).catch(() => {});
@@ -140,10 +153,18 @@ export function createClient(options: Pick<PostgresStoreOptions, 'url' | 'maxCon
   });
 }
 
-/** Everything in the tables, as an index. */
-async function loadIndex(sql: Sql): Promise<StoreIndex> {
-  const data = async (query: string) => (await sql.unsafe<Array<{ data: never }>>(query)).map((row) => row.data);
-  const clocks = await sql.unsafe<Array<{ id: string; data: ClockState }>>(LOAD_QUERIES.clocks);
+/**
+ * Everything in the tables, as an index; or one account's rows (`accountId`), or only the accounts'
+ * records (null: a replica before it owns any account).
+ */
+async function loadIndex(sql: Sql, accountId?: string | null): Promise<StoreIndex> {
+  const rows = async <T>(query: string): Promise<T[]> => {
+    if (accountId === null) return [];
+    if (accountId === undefined) return sql.unsafe<T[]>(query);
+    return sql.unsafe<T[]>(query.replace(' ORDER BY seq', ' WHERE account_id = $1 ORDER BY seq'), [accountId]);
+  };
+  const data = async (query: string) => (await rows<{ data: never }>(query)).map((row) => row.data);
+  const clocks = await rows<{ id: string; data: ClockState }>(LOAD_QUERIES.clocks);
   return indexOf({
     format: SNAPSHOT_FORMAT,
     version: SNAPSHOT_VERSION,
@@ -153,7 +174,7 @@ async function loadIndex(sql: Sql): Promise<StoreIndex> {
     endpoints: await data(LOAD_QUERIES.endpoints),
     events: await data(LOAD_QUERIES.events),
     deliveries: await data(LOAD_QUERIES.deliveries),
-    accounts: await data(LOAD_QUERIES.accounts),
+    accounts: accountId === undefined || accountId === null ? (await sql.unsafe<Array<{ data: never }>>(LOAD_QUERIES.accounts)).map((row) => row.data) : [],
     wallets: await data(LOAD_QUERIES.wallets),
     walletTransactions: await data(LOAD_QUERIES.walletTransactions),
   });
@@ -266,6 +287,17 @@ class PgStore implements PostgresStore {
     this.#fenced = null;
   }
 
+  async adoptAccount(accountId: string): Promise<void> {
+    const slice = snapshotOf(await loadIndex(this.sql, accountId), 0);
+    // Into both indexes: what reads see, and what a refused write rolls back to.
+    for (const index of [this.#index, this.#durable]) {
+      if (index === null) continue;
+      for (const record of slice.paymentRequests) index.put(record);
+      for (const [id, state] of Object.entries(slice.clocks)) index.setClock(id, state);
+      index.apply({ endpoints: slice.endpoints ?? [], events: slice.events ?? [], deliveries: slice.deliveries ?? [], wallets: slice.wallets ?? [], walletTransactions: slice.walletTransactions ?? [] });
+    }
+  }
+
   stats(): PostgresStoreStats {
     return { transactions: this.#transactions, writes: this.#writes };
   }
@@ -325,14 +357,11 @@ class PgStore implements PostgresStore {
       timer = setTimeout(() => reject(new Error(`no commit within ${this.#timing.writeTimeoutMs} ms`)), this.#timing.writeTimeoutMs);
       this.#abandon = reject;
     });
+    const owned = this.#ownership(entries);
     const transaction = this.sql.begin(async (tx) => {
-      const fence = epoch === undefined ? undefined : tx<Array<{ epoch: string }>>`SELECT epoch FROM lnpr_leader WHERE id = 1 FOR SHARE`;
+      const fence = this.#fence(tx, epoch);
       const writes = statements.map(({ text, params }) => tx.unsafe(text, params, { prepare: true }));
-      const [rows] = await Promise.all([fence, ...writes]);
-      if (epoch !== undefined) {
-        const current = (rows as Array<{ epoch: string }>)[0]?.epoch;
-        if (current === undefined || Number(current) !== epoch) throw new FencedError(epoch, current === undefined ? null : Number(current));
-      }
+      await Promise.all([fence, ...writes, ...owned.map(({ text, params }) => tx.unsafe(text, params as never, { prepare: true }))]);
     });
     try {
       await Promise.race([transaction, timeout]);
@@ -342,6 +371,47 @@ class PgStore implements PostgresStore {
       // A transaction given up on may still end later; its outcome is not waited for.
       transaction.catch(() => {});
     }
+  }
+
+  /**
+   * The transaction's first step: refused (FencedError) if another process took over meanwhile.
+   * FOR SHARE, so a takeover (which updates the row) waits for this transaction to end.
+   */
+  async #fence(tx: TransactionSql, epoch: number | undefined): Promise<void> {
+    const replicaId = this.#options.replicaId;
+    if (replicaId !== undefined) {
+      const [row] = await tx<Array<{ fenced: boolean }>>`SELECT fenced FROM lnpr_replicas WHERE id = ${replicaId} FOR SHARE`;
+      if (row === undefined || row.fenced) {
+        throw new FencedError(replicaId, null, `replica ${replicaId} ${row === undefined ? 'is no longer registered' : 'was taken for gone'}: another replica serves its accounts now`);
+      }
+      return;
+    }
+    if (epoch === undefined) return;
+    const [row] = await tx<Array<{ epoch: string }>>`SELECT epoch FROM lnpr_leader WHERE id = 1 FOR SHARE`;
+    const current = row?.epoch;
+    if (current === undefined || Number(current) !== epoch) throw new FencedError(epoch, current === undefined ? null : Number(current));
+  }
+
+  /** With `replicaId`: the accounts the batch makes become this replica's, those it deletes nobody's. */
+  #ownership(entries: readonly JournalEntry[]): Array<{ text: string; params: unknown[] }> {
+    const replicaId = this.#options.replicaId;
+    if (replicaId === undefined) return [];
+    const made: string[] = [];
+    const deleted: string[] = [];
+    for (const entry of entries) {
+      if (entry.op !== 'change') continue;
+      for (const account of entry.change.accounts ?? []) made.push(account.id);
+      for (const id of entry.change.deletedAccounts ?? []) deleted.push(id);
+    }
+    const out: Array<{ text: string; params: unknown[] }> = [];
+    if (deleted.length > 0) out.push({ text: 'DELETE FROM lnpr_owners WHERE account_id = ANY($1::text[]) AND replica_id = $2', params: [deleted, replicaId] });
+    if (made.length > 0) {
+      out.push({
+        text: 'INSERT INTO lnpr_owners (account_id, replica_id) SELECT unnest($1::text[]), $2 ON CONFLICT (account_id) DO UPDATE SET replica_id = EXCLUDED.replica_id',
+        params: [made, replicaId],
+      });
+    }
+    return out;
   }
 
   /**

@@ -28,6 +28,15 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
     // The leader's lease and fencing epoch: one row, id 1.
     'CREATE TABLE lnpr_leader (id int PRIMARY KEY DEFAULT 1 CHECK (id = 1), epoch bigint NOT NULL, url text, since timestamptz NOT NULL DEFAULT now())',
   ],
+  [
+    // Replicas serving accounts of their own: each registered replica (alive while it holds the
+    // advisory lock (REPLICA_LOCK_SPACE, id)), and the owner of each account served so far.
+    'CREATE TABLE lnpr_replicas (id bigserial PRIMARY KEY, url text NOT NULL, started timestamptz NOT NULL DEFAULT now(), fenced boolean NOT NULL DEFAULT false)',
+    'CREATE TABLE lnpr_owners (account_id text PRIMARY KEY, replica_id bigint NOT NULL)',
+    'CREATE INDEX lnpr_owners_replica ON lnpr_owners (replica_id)',
+    // The pay page and payments between accounts find a request by id or payment hash, whoever owns it.
+    "CREATE INDEX lnpr_payment_requests_hash ON lnpr_payment_requests ((data->>'paymentHash'))",
+  ],
 ];
 
 /** The schema version this code reads and writes. */
