@@ -31,6 +31,12 @@ function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** A thrown thing as a short line (nostr-tools rejects with plain strings or events too). */
+function describeError(error: unknown): string {
+  const text = error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+  return text.slice(0, 200);
+}
+
 /** Tries `attempt` until it resolves or `deadline` (epoch ms) passes; resolves with its value and the failures seen. */
 async function retryUntil<T>(deadline: number, attempt: (msLeft: number) => Promise<T>): Promise<{ value: T; failures: string[] }> {
   const failures: string[] = [];
@@ -40,7 +46,7 @@ async function retryUntil<T>(deadline: number, attempt: (msLeft: number) => Prom
     try {
       return { value: await attempt(left), failures };
     } catch (error) {
-      failures.push((error as Error).message.slice(0, 200));
+      failures.push(describeError(error));
       await sleep(200);
     }
   }
@@ -129,6 +135,17 @@ describe.skipIf(!available.ok)('NWC wallets through three replicas, across a SIG
     await leader!.exited;
     const deadline = killedAt + 10_000;
 
+    // The app's own HTTP traffic meanwhile: reads through the balancer (three in a row reach both
+    // survivors) wait for the takeover and are answered. They also make each standby learn the new
+    // leader, which relay traffic alone does not (the next describe, marked it.fails): without them
+    // this test fails at random, when the new client's upgrades all land on a standby that still
+    // forwards them to the dead leader.
+    for (let n = 0; n < 3; n += 1) {
+      const read = await bounded(call(`/api/v1/payment-requests/${custodialAfter.body.id}`), Math.max(deadline - Date.now(), 1), 'a read after the kill');
+      expect([read.status, read.body.status]).toEqual([200, 'pending']);
+    }
+    const readsAfter = Date.now() - killedAt;
+
     // The wallet's info event is on the relay again, through the balancer.
     const infoBack = await retryUntil(deadline, async (left) => {
       const events = await infoEvents(relay, walletPubkey, Math.min(left, 3_000));
@@ -157,7 +174,7 @@ describe.skipIf(!available.ok)('NWC wallets through three replicas, across a SIG
     // The client connected before the kill: whether it reconnects by itself (recorded, not required).
     const old = await bounded(before.getInfo(), 10_000, 'the old client').then(
       (answer) => `answered getInfo (${answer.methods.length} methods)`,
-      (error: unknown) => `failed: ${(error as Error).message.slice(0, 160)}`,
+      (error: unknown) => `failed: ${describeError(error)}`,
     );
 
     // A wallet made after the takeover works.
@@ -175,10 +192,68 @@ describe.skipIf(!available.ok)('NWC wallets through three replicas, across a SIG
     expect(balance.body.balance).toBe(100_000 - 1_000 - 1_000 - 2_100 - 1_500);
 
     console.log(
-      `replicas-wallets: after the SIGKILL of the leader: info event back at ${infoAfter} ms (${infoBack.failures.length} failed tries), ` +
+      `replicas-wallets: after the SIGKILL of the leader: 3 reads answered by ${readsAfter} ms, info event back at ${infoAfter} ms (${infoBack.failures.length} failed tries), ` +
         `a new client's getInfo at ${getInfoAfter} ms (${gotInfo.failures.length} failed tries: ${gotInfo.failures.join(' | ').slice(0, 300)}), ` +
         `paid and completed at ${paidAfter} ms; the client from before the kill ${old}; balancer: ${JSON.stringify([...set.balancer.served])}`,
     );
     expect(paidAfter).toBeLessThan(10_000 + 1_000);
+  });
+});
+
+describe.skipIf(!available.ok)('the relay through each surviving replica after a SIGKILL of the leader', () => {
+  let cluster: PostgresCluster;
+  let set: ReplicaSet | undefined;
+  beforeAll(async () => {
+    cluster = await startPostgresCluster();
+  }, 120_000);
+  afterAll(async () => {
+    await set?.close();
+    cluster?.destroy();
+  }, 60_000);
+
+  // FAILS TODAY (a real bug, reported, not fixed here: src/ is being reworked). A standby caches
+  // the leader's URL and forgets it only when a forwarded HTTP request fails (forwarder.ts
+  // `onError` → `leaders.forget`); a WebSocket upgrade that cannot reach the dead leader goes through
+  // @fastify/http-proxy's WebSocket path, which never calls it. So a standby that forwards only
+  // relay traffic after the kill keeps sending every upgrade to the dead leader: the client's
+  // socket opens and is closed (1011) at once, every time, until some HTTP request through that
+  // standby fails and refreshes the URL. Behind a round-robin balancer HTTP traffic usually heals
+  // it within seconds (the first test), but an NWC app whose balancer pins its WebSocket (or a
+  // relay-only client) to that standby cannot reach its wallet. Contract: "within 5 s the others
+  // take over ... NWC wallets and their connections", "answered within 10 s of the kill".
+  it.fails('a REQ for the wallet\'s info event, by WebSocket only, is answered through every survivor within 10 s of the kill', { timeout: 90_000 }, async () => {
+    set = await startReplicaSet(await freshDatabase(cluster), 3);
+    const wallet = await api(set.balancer.url, '/sandbox/v1/wallets', { body: { balance: 10_000 } });
+    expect(wallet.status).toBe(201);
+    const { walletPubkey } = parseNwcUrl(wallet.body.nwcUrl);
+    const leader = await set.leader();
+    expect(leader).toBeDefined();
+    const survivors = set.replicas.filter((replica) => replica !== leader);
+    // Each survivor forwards to the leader before the kill (HTTP and the relay), so it knows where it is.
+    for (const survivor of survivors) {
+      expect((await api(survivor.url, '/healthz', { key: null })).status).toBe(200);
+      expect((await infoEvents(`${survivor.url.replace(/^http/, 'ws')}/nostr`, walletPubkey, 5_000)).length).toBe(1);
+    }
+
+    leader!.child.kill('SIGKILL');
+    const killedAt = Date.now();
+    await leader!.exited;
+    // Only relay traffic from here on: a REQ through each survivor, directly, until it is answered.
+    const outcomes = await Promise.all(
+      survivors.map(async (survivor) => {
+        const relayUrl = `${survivor.url.replace(/^http/, 'ws')}/nostr`;
+        const leads = () => survivor.output().stdout.includes('leading the sandbox');
+        try {
+          const { failures } = await retryUntil(killedAt + 10_000, async (left) => {
+            if ((await infoEvents(relayUrl, walletPubkey, Math.min(left, 2_000))).length === 0) throw new Error('no kind-13194 event');
+          });
+          return { leads: leads(), answeredAfter: Date.now() - killedAt, failures: failures.length, lastFailure: failures.at(-1) };
+        } catch (error) {
+          return { leads: leads(), answeredAfter: undefined, failure: describeError(error).slice(0, 200) };
+        }
+      }),
+    );
+    console.log(`the relay through each survivor after the kill: ${JSON.stringify(outcomes)}`);
+    expect(outcomes.filter((outcome) => outcome.answeredAfter === undefined)).toEqual([]);
   });
 });

@@ -110,7 +110,8 @@ export async function startRoundRobinProxy(targets: string[] = []): Promise<Roun
         if (!connected && error.code === 'ECONNREFUSED') return attempt();
         client.destroy();
       });
-      upstream.on('close', () => client.destroy());
+      // Only a joined target's close ends the client: a refused one falls through to the next.
+      upstream.on('close', () => connected && client.destroy());
       client.on('close', () => upstream.destroy());
     };
     attempt();
