@@ -11,6 +11,7 @@ const SLOW_SUITES = [
   'test/readme-commands.test.ts',
   'test/postgres-*.test.ts',
   'test/replicas.test.ts',
+  'test/replicas-wallets.test.ts',
   'test/shared-sandbox.test.ts',
 ];
 const skipSlow = process.env.LNPR_SLOW_SUITES === 'skip';

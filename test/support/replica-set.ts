@@ -1,0 +1,64 @@
+/**
+ * Replicas of one sandbox behind a round-robin balancer, for replica tests: `lnpr serve
+ * --database-url` child processes on loopback (their relay named by the balancer's URL, as a user
+ * behind a load balancer sets `--public-url`), the balancer of round-robin-proxy.ts in front, and
+ * which replica leads, read from `lnpr_leader.url` as the replicas do.
+ */
+import { startCliServer, type CliProcess } from './cli-process.js';
+import { query } from './postgres-database.js';
+import { startRoundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.js';
+import { until } from './waiting.js';
+
+/** A replica: its process and its own URL. */
+export type Replica = CliProcess & { url: string };
+
+/** Replicas and their balancer. */
+export interface ReplicaSet {
+  readonly databaseUrl: string;
+  readonly balancer: RoundRobinProxy;
+  readonly replicas: Replica[];
+  /** The replica `lnpr_leader.url` names now (undefined if none of these). */
+  leader(): Promise<Replica | undefined>;
+  /** SIGKILLs every replica still running and closes the balancer. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `count` replicas on `databaseUrl` (the first one leads: it is started, and leads, before
+ * the others start) and a balancer over all of them.
+ */
+export async function startReplicaSet(databaseUrl: string, count: number, args: string[] = []): Promise<ReplicaSet> {
+  const balancer = await startRoundRobinProxy();
+  const replicas: Replica[] = [];
+  const close = async (): Promise<void> => {
+    for (const replica of replicas) {
+      if (replica.child.exitCode === null && replica.child.signalCode === null) replica.child.kill('SIGKILL');
+      await replica.exited;
+    }
+    await balancer.close();
+  };
+  try {
+    const start = async () => {
+      const replica = await startCliServer(['--database-url', databaseUrl, '--public-url', balancer.url, ...args]);
+      replicas.push(replica);
+      return replica;
+    };
+    const first = await start();
+    await until(() => first.output().stdout.includes('leading the sandbox'), 15_000, () => first.output());
+    await Promise.all(Array.from({ length: count - 1 }, start));
+    balancer.targets = replicas.map((replica) => replica.url);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    databaseUrl,
+    balancer,
+    replicas,
+    async leader() {
+      const [row] = await query<Array<{ url: string }>>(databaseUrl, 'SELECT url FROM lnpr_leader WHERE id = 1');
+      return replicas.find((replica) => replica.url === row?.url);
+    },
+    close,
+  };
+}
