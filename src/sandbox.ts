@@ -53,6 +53,8 @@ export interface SandboxOptions {
   relayUrl?: () => string;
   /** @internal A replica of `lnpr serve --database-url`: accounts are served once adopted (EngineOptions). */
   adoptAccounts?: boolean;
+  /** @internal Invoices other replicas hold (EngineOptions). */
+  remotePayees?: EngineOptions['remotePayees'];
 }
 
 /** The sandbox: the engine and the choices it was made with. */
@@ -88,6 +90,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ...(options.connectedWallets ? { connectedWallets: options.connectedWallets } : {}),
     ...(options.relayUrl ? { relayUrl: options.relayUrl } : {}),
     ...(options.adoptAccounts ? { adoptAccounts: true } : {}),
+    ...(options.remotePayees ? { remotePayees: options.remotePayees } : {}),
   });
   if (options.onEvent) engine.onEvent(options.onEvent);
   return { ...engine, network, accountsConfig };

@@ -13,6 +13,7 @@ import { webPagesOf } from '../http/web-pages.js';
 import { createNodeSandbox, type NodeSandbox, type NodeSandboxOptions } from '../sandbox.node.js';
 import type { Sandbox } from '../sandbox.js';
 import type { RelaySession } from '../nostr/relay-session.js';
+import type { RemotePayees } from '../core/ports.js';
 import type { ServeWebhooks } from './serve-webhooks.js';
 import { UsageError } from './usage-error.js';
 
@@ -40,7 +41,7 @@ export interface SandboxPlace {
    * the accounts' records only, and fixtures and `--webhook` endpoints go into each account as the
    * replica adopts it (`adoptInto`), not at start.
    */
-  replica?: { walletRelaySession: () => RelaySession };
+  replica?: { walletRelaySession: () => RelaySession; remotePayees: RemotePayees };
 }
 
 /** The sandbox and its (not yet listening) server; closes the sandbox if making the server fails. */
@@ -52,7 +53,7 @@ export async function startSandboxServer(
     ...recipe.sandboxOptions,
     ...(place.dataFile ? { dataFile: place.dataFile } : {}),
     ...(place.store ? { store: place.store } : {}),
-    ...(place.replica ? { adoptAccounts: true, walletRelaySession: place.replica.walletRelaySession } : {}),
+    ...(place.replica ? { adoptAccounts: true, walletRelaySession: place.replica.walletRelaySession, remotePayees: place.replica.remotePayees } : {}),
   }).catch((error: unknown) => {
     throw error instanceof ApiError ? new UsageError(`behaviour rules: ${error.message}`) : error;
   });

@@ -13,7 +13,7 @@ import { RuleBook } from './payments/rules.js';
 import { cryptoRandom } from './random.js';
 import { createRequestHandler, type AnsweringHandler, type ApiRequest, type RequestHandler } from './pipeline/handler.js';
 import type { AnyRoute } from './pipeline/route.js';
-import type { AccountClocks, ConnectedWallets, InvoiceIssuer, RandomSource, Timers, WallClock } from './ports.js';
+import type { AccountClocks, ConnectedWallets, InvoiceIssuer, RandomSource, RemotePayees, Timers, WallClock } from './ports.js';
 import type { SandboxStore } from './store/sandbox-store.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
 import type { RouteDeps } from './routes/route-deps.js';
@@ -64,6 +64,8 @@ export interface EngineOptions {
    * that serves some accounts of a sandbox others share (`lnpr serve --database-url`).
    */
   adoptAccounts?: boolean;
+  /** Invoices another process holds, which the test wallets here may pay (a replica's). */
+  remotePayees?: RemotePayees;
 }
 
 /** The relay named where no transport says better (MSW: wallets run in-process, without one). */
@@ -160,6 +162,7 @@ export function createEngine(options: EngineOptions): Engine {
     relayUrl: options.relayUrl ?? (() => IN_PROCESS_RELAY_URL),
     ...(options.connectedWallets ? { connectedWallets: options.connectedWallets } : {}),
     requests: () => paymentRequests,
+    ...(options.remotePayees ? { remotePayees: options.remotePayees } : {}),
     onError: onUnexpectedError,
   });
   const { ledger, testWallets, connectedWallets, faults: walletFaults } = wallets;

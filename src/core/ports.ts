@@ -125,6 +125,17 @@ export interface ConnectedWallets {
   close(): void;
 }
 
+/**
+ * Invoices of this sandbox held by another process: a replica serving other accounts
+ * (`lnpr serve --database-url`). A test wallet here pays them there, as the world pays.
+ */
+export interface RemotePayees {
+  /** Whether another process holds the invoice with this payment hash unpaid, and its amount. */
+  find(paymentHash: string): Promise<{ amountMsats: number; description?: string } | undefined>;
+  /** Pays it there; resolves to its preimage; rejects with a WalletError saying why not. */
+  pay(invoice: string, paymentHash: string): Promise<{ preimage: string }>;
+}
+
 /** A connected wallet that did not answer in time. */
 export class WalletUnavailableError extends ApiError {
   constructor(message?: string) {

@@ -31,7 +31,8 @@ import { buildForwarder } from './forwarder.js';
 import { FrontDoor } from './front-door.js';
 import { LeaderDirectory } from './leader-directory.js';
 import { LeaderLease } from './leader-lease.js';
-import { replicaLock } from './replica-lock.js';
+import { replicaAlive, replicaLock } from './replica-lock.js';
+import { registerReplicaPayeeRoutes, replicaPayees } from './replica-payees.js';
 import { RequestPlacement } from './request-placement.js';
 import { redactedDatabaseUrl } from '../store/postgres/database-url.js';
 
@@ -171,8 +172,14 @@ export async function serveReplica({ recipe, databaseUrl, host, port, advertiseU
                 headers: () => ({ [REPLICA_TOKEN_HEADER]: leaders.token ?? '' }),
                 onError: (error) => complain(`wallets' relay session: ${(error as Error).message}`),
               })),
+            remotePayees: replicaPayees({
+              otherReplicas: async () =>
+                (await ownersSql.unsafe<Array<{ url: string }>>(`select url from lnpr_replicas r where r.id <> $1 and ${replicaAlive('r.id')}`, [replicaId])).map((row) => row.url),
+              token: () => leaders.token,
+            }),
           },
         });
+        registerReplicaPayeeRoutes(built.app, built.sandbox, (request) => addresses.fromReplica(request));
         await built.app.ready();
         return built;
       })

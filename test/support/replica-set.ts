@@ -24,7 +24,7 @@ export interface ReplicaSet {
 }
 
 /**
- * Starts `count` replicas on `databaseUrl` (the first one leads: it is started, and leads, before
+ * Starts `count` replicas on `databaseUrl` (the first one runs the relay: it is started, and takes the relay, before
  * the others start) and a balancer over all of them.
  */
 export async function startReplicaSet(databaseUrl: string, count: number, args: string[] = []): Promise<ReplicaSet> {
@@ -44,7 +44,7 @@ export async function startReplicaSet(databaseUrl: string, count: number, args: 
       return replica;
     };
     const first = await start();
-    await until(() => first.output().stdout.includes('leading the sandbox'), 15_000, () => first.output());
+    await until(() => first.output().stdout.includes('running the relay'), 15_000, () => first.output());
     await Promise.all(Array.from({ length: count - 1 }, start));
     balancer.targets = replicas.map((replica) => replica.url);
   } catch (error) {

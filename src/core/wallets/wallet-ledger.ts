@@ -13,7 +13,7 @@ import { Listeners } from '../listeners.js';
 import { ApiError } from '../errors/errors.js';
 import type { PaymentRequestRecord } from '../store/payment-request.js';
 import { asOf } from '../payments/state-machine.js';
-import type { AccountClocks, InvoiceIssuer, RandomSource } from '../ports.js';
+import type { AccountClocks, InvoiceIssuer, RandomSource, RemotePayees } from '../ports.js';
 import type { SandboxStore, StoreChange } from '../store/sandbox-store.js';
 import { toNip47Transaction, type Nip47Notification, type Nip47Transaction } from './nip47-transaction.js';
 import { WalletError } from '../payments/wallet-error.js';
@@ -60,6 +60,8 @@ export interface WalletLedgerDeps {
    * has its answer, which then does not wait for their encryption and signatures.
    */
   defer(task: () => void): void;
+  /** Invoices another process holds (a replica serving other accounts); none by default. */
+  remotePayees?: RemotePayees;
   onError(error: unknown): void;
 }
 
@@ -194,6 +196,10 @@ export class WalletLedger {
     const { store } = this.#deps;
     const request = store.findPaymentRequestByHash(paymentHash);
     const walletInvoice = store.findWalletInvoice(paymentHash);
+    if (request === undefined && walletInvoice === undefined && payer !== undefined && this.#deps.remotePayees !== undefined) {
+      const elsewhere = await this.#deps.remotePayees.find(paymentHash);
+      if (elsewhere !== undefined) return this.#payElsewhere(payer, invoice, paymentHash, elsewhere);
+    }
     const amountMsats = request !== undefined ? request.amount * 1000 : walletInvoice?.amountMsats;
     if (amountMsats === undefined) throw new WalletError('PAYMENT_FAILED', 'no wallet of this sandbox can be paid by this invoice (an invoice of another node)');
     if (request !== undefined) {
@@ -265,6 +271,40 @@ export class WalletLedger {
       for (const [walletId, notification] of notifications) this.#listeners.emit(walletId, notification);
     });
     return { preimage, feesPaidMsats: 0, ...(paymentRequest ? { paymentRequest } : {}) };
+  }
+
+  /**
+   * Pays an invoice another process holds (an account another replica serves): settled there as
+   * the world pays, then the payer's side written here. Not one write, as two accounts of one
+   * process are: if this write fails after the payment there, the payee has been paid and the
+   * payer keeps its balance (said in the replicas guide).
+   */
+  async #payElsewhere(payer: WalletRecord, invoice: string, paymentHash: string, payee: { amountMsats: number; description?: string }) {
+    const current = this.#deps.store.getWallet(payer.id) ?? payer;
+    if (current.balanceMsats < payee.amountMsats) {
+      throw new WalletError('INSUFFICIENT_BALANCE', `the wallet holds ${current.balanceMsats} msats; the invoice asks ${payee.amountMsats}`);
+    }
+    const { preimage } = await this.#deps.remotePayees!.pay(invoice, paymentHash);
+    const sentAt = this.#nowSeconds(payer.accountId);
+    const sent: WalletTransactionRecord = {
+      id: newId('tx_', this.#deps.random),
+      walletId: payer.id,
+      accountId: payer.accountId,
+      type: 'outgoing',
+      state: 'settled',
+      invoice,
+      ...(payee.description !== undefined ? { description: payee.description } : {}),
+      preimage,
+      paymentHash,
+      amountMsats: payee.amountMsats,
+      feesPaidMsats: 0,
+      createdAt: sentAt,
+      settledAt: sentAt,
+    };
+    const latest = this.#deps.store.getWallet(payer.id) ?? current;
+    await this.#deps.store.commit({ walletTransactions: [sent], wallets: [{ ...latest, balanceMsats: latest.balanceMsats - payee.amountMsats }] });
+    this.#deps.defer(() => this.#listeners.emit(payer.id, { notification_type: 'payment_sent', notification: toNip47Transaction(sent, sentAt) }));
+    return { preimage, feesPaidMsats: 0 };
   }
 
   /**

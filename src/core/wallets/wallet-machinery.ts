@@ -7,7 +7,7 @@
 import type { AccountDirectory } from '../accounts/accounts.js';
 import type { ChangeLog } from '../events/change-log.js';
 import type { PaymentRequests } from '../payments/payment-requests.js';
-import type { AccountClocks, ConnectedWallets, InvoiceIssuer, RandomSource, Timers, WallClock } from '../ports.js';
+import type { AccountClocks, ConnectedWallets, InvoiceIssuer, RandomSource, RemotePayees, Timers, WallClock } from '../ports.js';
 import type { SandboxStore } from '../store/sandbox-store.js';
 import { cryptoRandom } from '../random.js';
 import { inProcessConnectedWallets } from './in-process-wallets.js';
@@ -33,6 +33,8 @@ export interface WalletMachineryDeps {
   relayUrl(): string;
   /** How connected wallets are reached; in-process by default. */
   connectedWallets?: (parts: WalletParts) => ConnectedWallets;
+  /** Invoices another process holds (a replica serving other accounts). */
+  remotePayees?: RemotePayees;
   /** The payment requests, once made (they need the connected wallets first). */
   requests(): PaymentRequests;
   onError(error: unknown): void;
@@ -63,6 +65,7 @@ export function createWalletMachinery(deps: WalletMachineryDeps): WalletMachiner
     // A custodial request a wallet pays completes with the payer's side in the same write.
     completeRequest: (record, alongside) => requests().completePaid(record, alongside),
     defer: (task) => timers.setTimeout(task, 0),
+    ...(deps.remotePayees ? { remotePayees: deps.remotePayees } : {}),
     onError,
   });
   // Keys of test wallets are secrets: crypto-strong whatever the engine's random source.

@@ -34,8 +34,6 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
     'CREATE TABLE lnpr_replicas (id bigserial PRIMARY KEY, url text NOT NULL, started timestamptz NOT NULL DEFAULT now(), fenced boolean NOT NULL DEFAULT false)',
     'CREATE TABLE lnpr_owners (account_id text PRIMARY KEY, replica_id bigint NOT NULL)',
     'CREATE INDEX lnpr_owners_replica ON lnpr_owners (replica_id)',
-    // The pay page and payments between accounts find a request by id or payment hash, whoever owns it.
-    "CREATE INDEX lnpr_payment_requests_hash ON lnpr_payment_requests ((data->>'paymentHash'))",
   ],
 ];
 

@@ -1,0 +1,109 @@
+/**
+ * Payments between accounts that different replicas serve: a test wallet here paying an invoice
+ * of an account served elsewhere. The payer's replica asks the other live replicas which one holds
+ * the invoice (every account with records has a live owner within a second or two: the sweep takes
+ * over those of replicas gone), and has that one pay it as the world pays (the payee's side, its
+ * request completed or its wallet credited); then it writes the payer's side itself. The two
+ * replica-only routes answer only a request that carries the replicas' token (404 otherwise).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { RemotePayees } from '../core/ports.js';
+import { WalletError } from '../core/payments/wallet-error.js';
+import { isNip47ErrorCode } from '../nostr/nwc/nip47.js';
+import { REPLICA_TOKEN_HEADER } from '../http/client-address.js';
+import { asOf } from '../core/payments/state-machine.js';
+import type { NodeSandbox } from '../sandbox.node.js';
+
+const FIND_PATH = '/_lnpr/replica/invoices/find';
+const PAY_PATH = '/_lnpr/replica/invoices/pay';
+/** How long a replica has to answer either. */
+const ANSWER_MS = 5_000;
+
+/** What the payer's replica needs. */
+export interface ReplicaPayeesOptions {
+  /** The URLs of the other live replicas. */
+  otherReplicas: () => Promise<string[]>;
+  token: () => string | undefined;
+}
+
+/** RemotePayees over the other replicas. */
+export function replicaPayees({ otherReplicas, token }: ReplicaPayeesOptions): RemotePayees {
+  /** Which replica said it holds each invoice being paid. */
+  const holders = new Map<string, string>();
+  const post = (url: string, path: string, body: unknown) =>
+    fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [REPLICA_TOKEN_HEADER]: token() ?? '' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(ANSWER_MS),
+    });
+  return {
+    async find(paymentHash) {
+      const urls = await otherReplicas();
+      const answers = await Promise.all(
+        urls.map(async (url) => {
+          const response = await post(url, FIND_PATH, { paymentHash }).catch(() => undefined);
+          return response?.status === 200 ? { url, found: (await response.json()) as { amountMsats: number; description?: string } } : undefined;
+        }),
+      );
+      const holder = answers.find((answer) => answer !== undefined);
+      if (holder === undefined) return undefined;
+      holders.set(paymentHash, holder.url);
+      return holder.found;
+    },
+    async pay(invoice, paymentHash) {
+      const url = holders.get(paymentHash);
+      holders.delete(paymentHash);
+      if (url === undefined) throw new WalletError('PAYMENT_FAILED', 'the replica holding this invoice is not known any more; pay again');
+      const response = await post(url, PAY_PATH, { invoice }).catch((error: unknown) => {
+        throw new WalletError('PAYMENT_FAILED', `the replica holding this invoice did not answer: ${(error as Error).message}`);
+      });
+      const body = (await response.json().catch(() => ({}))) as { preimage?: string; code?: string; message?: string };
+      if (response.status === 200 && typeof body.preimage === 'string') return { preimage: body.preimage };
+      throw new WalletError(isNip47ErrorCode(body.code) ? body.code : 'PAYMENT_FAILED', body.message ?? `the replica holding this invoice answered ${response.status}`);
+    },
+  };
+}
+
+/** Serves the two routes the other replicas' payees call, on the sandbox's server. */
+export function registerReplicaPayeeRoutes(app: FastifyInstance, sandbox: NodeSandbox, fromReplica: (request: FastifyRequest['raw']) => boolean): void {
+  const guard = (request: FastifyRequest, reply: { code(status: number): { send(body: unknown): unknown } }): boolean => {
+    if (fromReplica(request.raw)) return true;
+    reply.code(404).send({ error: { code: 'not_found', message: 'Not found.' } });
+    return false;
+  };
+  app.post(FIND_PATH, async (request, reply) => {
+    if (!guard(request, reply)) return;
+    const paymentHash = String(bodyOf(request.body).paymentHash ?? '');
+    const record = sandbox.store.findPaymentRequestByHash(paymentHash);
+    if (record !== undefined && asOf(record, sandbox.clocks.now(record.accountId)).status === 'pending') {
+      return reply.send({ amountMsats: record.amount * 1000, description: record.description });
+    }
+    const invoice = sandbox.store.findWalletInvoice(paymentHash);
+    if (invoice !== undefined && invoice.state === 'pending') {
+      return reply.send({ amountMsats: invoice.amountMsats, ...(invoice.description !== undefined ? { description: invoice.description } : {}) });
+    }
+    return reply.code(404).send({ code: 'NOT_FOUND', message: 'no invoice with this payment hash here' });
+  });
+  app.post(PAY_PATH, async (request, reply) => {
+    if (!guard(request, reply)) return;
+    const invoice = String(bodyOf(request.body).invoice ?? '');
+    try {
+      const { preimage } = await sandbox.ledger.pay(undefined, invoice);
+      return reply.send({ preimage });
+    } catch (error) {
+      if (error instanceof WalletError) return reply.code(409).send({ code: error.code, message: error.message });
+      throw error;
+    }
+  });
+}
+
+/** The JSON body as sent, whatever the server's parsers made of it (text, bytes or an object). */
+function bodyOf(body: unknown): Record<string, unknown> {
+  try {
+    const value: unknown = typeof body === 'string' || body instanceof Buffer ? JSON.parse(body.toString()) : body;
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
