@@ -58,8 +58,8 @@ if [[ -z "${DATABASE_URL:-}" ]]; then
   DATABASE_URL=$("$here/pg.sh" init "$run_dir")
 fi
 
-# 2. The replicas, each under a small supervisor that starts it again when it ends: a leader that
-#    lost its lease exits 75 and comes back as a standby; a killed one comes back too.
+# 2. The replicas, each under a small supervisor that starts it again when it ends: a replica whose
+#    accounts were taken over while it could not reach the database exits 75; a killed one comes back too.
 supervise() {
   local index=$1 port=$2 child=
   # SIGTERM lets the replica finish its requests and flush; one still running 20 s later is killed.
@@ -109,7 +109,7 @@ awk -v run="$run_dir" -v port="$balancer_port" -v user="$user_line" -v servers="
 "$nginx" -p "$run_dir/nginx" -e "$run_dir/nginx/error.log" -c "$run_dir/nginx/nginx.conf" &
 nginx_pid=$!
 
-# 4. Ready when the sandbox answers through the balancer (a leader has loaded it).
+# 4. Ready when the sandbox answers through the balancer.
 for _ in $(seq 1 300); do
   if curl -fsS -o /dev/null "http://127.0.0.1:$balancer_port/healthz" 2>/dev/null; then
     cat <<INFO

@@ -1,14 +1,14 @@
 /**
- * A standby's face: every request, live stream (SSE, unbuffered, closed when either side closes)
- * and WebSocket upgrade (`/nostr`) is forwarded to the leader with `@fastify/http-proxy`
- * (`@fastify/reply-from` on undici, `ws` for upgrades). `/healthz` too: a standby answers for the
- * sandbox, as the leader sees it. The forwarded request keeps the client's Host (this replica
- * screened it, with the same flags as the leader's) and carries the client's address
- * (`X-Forwarded-For`) and the replicas' token, so the leader counts the real client against its
- * per-address limits. While there is no leader, or it cannot be reached, a request waits (the
- * leader's URL read again every ~200 ms) until 10 s after it arrived, then gets 503
- * `storage_unavailable`: never a hang, never a 502 or 504. A request that may have reached a
- * leader that then died (not a GET, HEAD or OPTIONS, cut after being sent) is not sent again (it
+ * A replica's forwarding face: a request for an account another replica serves, its live stream
+ * (SSE, unbuffered, closed when either side closes) and a WebSocket upgrade of `/nostr` when
+ * another replica runs the relay, forwarded with `@fastify/http-proxy` (`@fastify/reply-from` on
+ * undici, `ws` for upgrades) to the replica `targets` names. The forwarded request keeps the
+ * client's Host (this replica screened it, with the same flags as the others) and carries the
+ * client's address (`X-Forwarded-For`) and the replicas' token, so the serving replica counts the
+ * real client against its per-address limits. While no replica can be named, or it cannot be
+ * reached, a request waits (looked up again every ~200 ms) until 10 s after it arrived, then gets
+ * 503 `storage_unavailable`: never a hang, never a 502 or 504. A request that may have reached a
+ * replica that then died (not a GET, HEAD or OPTIONS, cut after being sent) is not sent again (it
  * may have been applied): it gets 503 at once.
  */
 import httpProxy from '@fastify/http-proxy';
@@ -35,10 +35,10 @@ export interface ForwarderOptions {
   serverFactory: ServerFactory;
   targets: ForwardTargets;
   clientAddresses: ClientAddresses;
-  /** Names `Host` may carry besides localhost and the listening addresses (as the leader's server takes them). */
+  /** Names `Host` may carry besides localhost and the listening addresses (as the sandbox's server takes them). */
   hostNames: readonly string[];
   bodyLimit: number;
-  /** How long a request may wait for a leader; 10 s by default. */
+  /** How long a request may wait for a replica to serve it; 10 s by default. */
   waitMs?: number;
 }
 
@@ -63,7 +63,7 @@ export async function buildForwarder({ serverFactory, targets, clientAddresses, 
   const hosts = new HostCheck(hostNames, () => app.addresses().flatMap((address) => (typeof address === 'string' ? [] : [address.address])));
   const answer = (reply: FastifyReply, response: ApiResponse) => reply.code(response.status).headers(response.headers).send(response.body);
 
-  // Bodies are read whole (at most `bodyLimit`), so a request can be sent again to a new leader.
+  // Bodies are read whole (at most `bodyLimit`), so a request can be sent again to another replica.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   app.setErrorHandler((error: { statusCode?: number; message?: string }, _request, reply) =>
@@ -76,7 +76,7 @@ export async function buildForwarder({ serverFactory, targets, clientAddresses, 
     done();
   });
 
-  /** The headers the leader gets: the client's Host, its address, and the replicas' token. */
+  /** The headers the serving replica gets: the client's Host, its address, and the replicas' token. */
   const vouch = (raw: IncomingMessage, headers: Record<string, unknown>): Record<string, unknown> => {
     const out: Record<string, unknown> = { ...headers, 'x-forwarded-for': clientAddresses.of(raw) };
     if (raw.headers.host !== undefined) out.host = raw.headers.host;
@@ -89,7 +89,7 @@ export async function buildForwarder({ serverFactory, targets, clientAddresses, 
     websocket: true,
     // Set so that the proxy adds no body parsers of its own (ours buffer).
     preValidation: async () => {},
-    // Waits for a leader (upgrades too: they are routed through here before being taken over).
+    // Waits for a replica to serve it (upgrades too: they are routed through here before being taken over).
     preHandler: async (request, reply) => {
       const leader = await targets.find(request.raw, (request as Forwarded)[kArrived]! + waitMs);
       if (leader === undefined) return answer(reply, errorResponse(UNAVAILABLE));
@@ -103,7 +103,7 @@ export async function buildForwarder({ serverFactory, targets, clientAddresses, 
     handler: (request, reply, dest) => send(request as Forwarded, reply, dest),
   });
 
-  /** Forwards to the leader found; on a connection error, to the leader found next, within the wait. */
+  /** Forwards to the replica found; on a connection error, to the one found next, within the wait. */
   const send = (request: Forwarded, reply: FastifyReply, dest: string): void => {
     const leader = request[kLeader]!;
     const body = request.body instanceof Buffer && request.body.length > 0 ? request.body : undefined;
@@ -129,7 +129,7 @@ export async function buildForwarder({ serverFactory, targets, clientAddresses, 
   return app;
 }
 
-const UNAVAILABLE = new ApiError('storage_unavailable', 'No replica serves the sandbox right now (its leader is away and no other has taken over yet); try again in a moment.');
+const UNAVAILABLE = new ApiError('storage_unavailable', 'No replica serves this right now (the one that did is away and no other has taken over yet); try again in a moment.');
 
 /** The errno-like code of a proxy error (reply-from wraps undici's). */
 function causeCode(error: unknown): string {

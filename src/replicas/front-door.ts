@@ -1,11 +1,12 @@
 /**
- * One listening HTTP server for a replica's two faces: the forwarder (a standby proxies every
- * request to the leader) and the sandbox itself (once this replica leads). Both are Fastify apps
+ * One listening HTTP server for a replica's two faces: the forwarder (requests for accounts other
+ * replicas serve, `/nostr` when another runs the relay) and the sandbox itself; once the sandbox
+ * is up, each request and upgrade goes to the face a chooser picks (`routeBy`). Both are Fastify apps
  * made on this server (`serverFactory`); the listeners each adds (`request`, `upgrade`,
  * `clientError`, ...) are taken off the server and called only while that face is the active
  * one, so the switch from proxy to serving happens on the same port without a restart. While
- * the sandbox is being loaded (a takeover), requests and upgrades wait here, up to a bound, then
- * get 503 `storage_unavailable`.
+ * the sandbox is being made, requests and upgrades wait here, up to a bound, then get 503
+ * `storage_unavailable`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -98,7 +99,7 @@ export class FrontDoor {
   }
 
   /**
-   * From now on every request gets 503 `storage_unavailable` at once (a leader that cannot reach the
+   * From now on every request gets 503 `storage_unavailable` at once (a replica that cannot reach the
    * database: another replica may be taking over, so its sandbox in memory may no longer be the
    * sandbox, and reads must not be served from it either).
    */

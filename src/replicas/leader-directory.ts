@@ -1,6 +1,6 @@
 /**
- * Where a standby finds the leader: `lnpr_leader.url`, read from the database and kept until a
- * forwarded request cannot reach it (then read again, every ~200 ms, until a leader answers or the
+ * Where a replica finds the relay's replica (the leader lock's holder): `lnpr_leader.url`, read
+ * from the database (afresh for each upgrade, and again every ~200 ms until one is named or the
  * request's time is up). Also the replicas' shared token, a random secret kept in the database:
  * a request forwarded by a replica carries it, so the leader believes the client address and Host
  * that replica vouches for, and nobody outside the database can forge it.
@@ -21,8 +21,8 @@ export class LeaderDirectory {
 
   /**
    * @param selfUrl this replica's advertise URL
-   * @param selfServing whether this replica serves (or is loading) the sandbox: its own URL is a
-   *   leader only then (a stale row naming it would otherwise send requests round in a loop)
+   * @param selfServing whether this replica runs the relay: its own URL is the relay's only then
+   *   (a stale row naming it would otherwise send upgrades round in a loop)
    */
   constructor(sql: Sql, selfUrl: () => string | undefined, selfServing: () => boolean) {
     this.#sql = sql;

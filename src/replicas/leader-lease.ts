@@ -1,23 +1,22 @@
 /**
- * The leader lease: exactly one replica at a time holds the sandbox, the one holding a session
- * advisory lock on a dedicated PostgreSQL connection. PostgreSQL releases the lock when that
- * connection dies (a SIGKILL of the holder: 8-26 ms measured here), so a standby polling for it
- * (every ~200 ms, jittered) takes over within a fraction of a second. On taking it, the new
- * leader bumps `lnpr_leader.epoch` and writes its URL in one transaction: the epoch fences the
- * old leader's writes (the store refuses a stale epoch), the URL tells standbys where to forward.
- * The leader checks every second that its connection still holds the lock. When it cannot tell
- * (the connection dropped, the database away) it is *suspended*: it must not answer for the
- * sandbox, since another replica may be taking over, but it keeps trying to take the lock again.
- * If it does and the epoch is still its own, nobody led meanwhile: its sandbox in memory is still
- * the sandbox, and it *resumes* (a database that went away and came back). Otherwise another
- * replica led meanwhile, and it has lost the lease.
+ * A lease on a PostgreSQL session advisory lock, held on a dedicated connection: the relay's (one
+ * replica at a time runs the relay: the leader lock, `leaderLock`) or a replica's own (alive while
+ * held: `replica-lock.ts`). PostgreSQL releases the lock when that connection dies (a SIGKILL of
+ * the holder: 8-26 ms measured here), so a replica polling for the relay's (every ~200 ms,
+ * jittered) takes it over within a fraction of a second. Taking the leader lock bumps
+ * `lnpr_leader.epoch` and writes the holder's URL, in one transaction. The holder checks every
+ * second that its connection still holds the lock. When it cannot tell (the connection dropped,
+ * the database away) it is *suspended*: it must not act on what the lock guards, since another
+ * replica may be taking over, but it keeps trying to take the lock again. If it does and nobody
+ * took over meanwhile (the epoch is still its own; the replica was not fenced), it *resumes* (a
+ * database that went away and came back). Otherwise it has lost the lease.
  *
- * Each attempt of a suspended leader runs on a fresh client, and a client whose check failed is
+ * Each attempt of a suspended holder runs on a fresh client, and a client whose check failed is
  * ended at once: nothing stale stays queued behind a connection attempt, so the first attempt
  * after the database's return runs then, not after the queue (or postgres.js's reconnect backoff,
- * up to 20 s) drains. And after a database restart, standbys leave the lock alone for
- * RESTART_GRACE_MS while the row says someone led before it: a suspended leader, still holding
- * the sandbox in memory, resumes in well under a second, where a takeover would reload it all.
+ * up to 20 s) drains. And after a database restart, others leave the leader lock alone for
+ * RESTART_GRACE_MS while the row says someone held it before it: a suspended holder resumes in
+ * well under a second.
  */
 import type { Sql } from 'postgres';
 
