@@ -73,6 +73,8 @@ export class WalletLedger {
   readonly #listeners: Listeners<Parameters<WalletNotificationListener>>;
   /** Payments in flight by payment hash, so two payers cannot both pay one invoice. */
   readonly #paying = new Set<string>();
+  /** Msats each wallet is paying elsewhere right now (another replica's invoices): not spendable meanwhile. */
+  readonly #reserved = new Map<string, number>();
 
   constructor(deps: WalletLedgerDeps) {
     this.#deps = deps;
@@ -281,10 +283,20 @@ export class WalletLedger {
    */
   async #payElsewhere(payer: WalletRecord, invoice: string, paymentHash: string, payee: { amountMsats: number; description?: string }) {
     const current = this.#deps.store.getWallet(payer.id) ?? payer;
-    if (current.balanceMsats < payee.amountMsats) {
-      throw new WalletError('INSUFFICIENT_BALANCE', `the wallet holds ${current.balanceMsats} msats; the invoice asks ${payee.amountMsats}`);
+    const reserved = this.#reserved.get(payer.id) ?? 0;
+    if (current.balanceMsats - reserved < payee.amountMsats) {
+      throw new WalletError('INSUFFICIENT_BALANCE', `the wallet holds ${current.balanceMsats} msats${reserved > 0 ? ` (${reserved} of them being paid out)` : ''}; the invoice asks ${payee.amountMsats}`);
     }
-    const { preimage } = await this.#deps.remotePayees!.pay(invoice, paymentHash);
+    // Held while the other replica pays, so a second payment meanwhile cannot spend it too.
+    this.#reserved.set(payer.id, reserved + payee.amountMsats);
+    let preimage: string;
+    try {
+      ({ preimage } = await this.#deps.remotePayees!.pay(invoice, paymentHash));
+    } finally {
+      const left = (this.#reserved.get(payer.id) ?? 0) - payee.amountMsats;
+      if (left > 0) this.#reserved.set(payer.id, left);
+      else this.#reserved.delete(payer.id);
+    }
     const sentAt = this.#nowSeconds(payer.accountId);
     const sent: WalletTransactionRecord = {
       id: newId('tx_', this.#deps.random),
