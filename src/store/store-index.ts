@@ -6,7 +6,7 @@
 import type { AccountRecord } from '../core/store/account-record.js';
 import type { AccountClearing, ClockState, StoreChange } from '../core/store/sandbox-store.js';
 import type { PaymentRequestRecord } from '../core/store/payment-request.js';
-import { EventIndex } from './event-index.js';
+import { EventIndex, type PruneListener } from './event-index.js';
 import { WalletIndex } from './wallet-index.js';
 
 /** Maps of stored values, kept consistent with each other on every change. */
@@ -24,6 +24,16 @@ export class StoreIndex {
 
   constructor(eventHistory?: number) {
     this.events = new EventIndex(eventHistory);
+  }
+
+  /**
+   * Hears every record the history bounds let go from now on (events past the kept history,
+   * finished attempts past theirs, wallet transactions past theirs); not what a deletion or a
+   * reset removes. A store that keeps rows deletes those too (the PostgreSQL store does).
+   */
+  onPruned(listener: PruneListener | undefined): void {
+    this.events.onPruned = listener;
+    this.wallets.onPruned = listener;
   }
 
   /** Applies a change whole: erasures first, then records, events, endpoints, the attempts that refer to them, accounts. */
