@@ -40,7 +40,7 @@
  * the next transaction deletes them (within a second when no write comes), as does the first
  * after an open for the rows left from before, so the tables hold no more than the index does.
  */
-import postgres, { type Sql, type TransactionSql } from 'postgres';
+import postgres, { type Sql } from 'postgres';
 import { StorageUnavailableError, type ClockState, type SandboxStore, type StorageHealth, type StoreChange } from '../../core/store/sandbox-store.js';
 import type { PaymentRequestRecord } from '../../core/store/payment-request.js';
 import { copyOf, indexOf } from '../index-snapshot.js';
@@ -71,6 +71,8 @@ export interface PostgresStoreOptions {
   onFenced?: (error: FencedError) => void;
   /** Hears writes failing and taken again; default: a line on stderr. */
   onNotice?: (notice: StoreNotice) => void;
+  /** Write transactions in flight at once (default MAX_IN_FLIGHT; 1: one at a time), for measurements. */
+  maxInFlight?: number;
   /** Time bounds (ms), for tests: a probe's answer, a write transaction's, the probe's period. */
   timing?: Partial<PostgresStoreTiming>;
 }
@@ -204,23 +206,25 @@ function addPruned(set: PruneSet, { kind, key }: PrunedRecord): void {
 }
 
 /**
- * The SQL of a statement, and its parameters: columns as text arrays, each record as its JSON
- * text. Not one JSON document unpacked in SQL: PostgreSQL's JSON functions refuse the escaped NUL
- * character (`\u0000`), which a description may hold and the API echoes; a cast of text to `json`
- * only checks it.
+ * The SQL of a statement, and its parameters: keys as text arrays, and the records as one text,
+ * their JSON joined by newlines (JSON.stringify escapes every control character, so none holds a
+ * newline), split again in SQL. Not a text array of them: escaping every quote of every record for
+ * the array literal cost more than the rest of the statement. Not one JSON document unpacked in
+ * SQL: PostgreSQL's JSON functions refuse the escaped NUL character (`\u0000`), which a description
+ * may hold and the API echoes; a cast of text to `json` only checks it.
  */
-function statementSql(statement: Statement): { text: string; params: string[][] } {
+function statementSql(statement: Statement): { text: string; params: Array<string[] | string> } {
   const { table } = statement;
   switch (statement.kind) {
     case 'upsert': {
       const rows = Array.from(statement.rows.values());
       const wallet = table === 'lnpr_wallet_transactions';
-      const params = [rows.map((row) => row.k), rows.map((row) => row.a), rows.map((row) => JSON.stringify(row.d))];
+      const params: Array<string[] | string> = [rows.map((row) => row.k), rows.map((row) => row.a), rows.map((row) => JSON.stringify(row.d)).join('\n')];
       if (wallet) params.push(rows.map((row) => row.w ?? ''));
       return {
         text:
           `INSERT INTO ${table} (id, account_id, data${wallet ? ', wallet_id' : ''}) ` +
-          `SELECT k, a, d::json${wallet ? ', w' : ''} FROM unnest($1::text[], $2::text[], $3::text[]${wallet ? ', $4::text[]' : ''}) ` +
+          `SELECT k, a, d::json${wallet ? ', w' : ''} FROM unnest($1::text[], $2::text[], string_to_array($3::text, E'\\n')${wallet ? ', $4::text[]' : ''}) ` +
           `WITH ORDINALITY AS t(k, a, d${wallet ? ', w' : ''}, n) ORDER BY n ` +
           `ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, data = EXCLUDED.data${wallet ? ', wallet_id = EXCLUDED.wallet_id' : ''}`,
         params,
@@ -383,7 +387,7 @@ class PgStore implements PostgresStore {
       if (this.#outage || this.#fenced) return;
       const last = this.#inFlight.at(-1);
       // Called again when the last batch has executed, or one ends.
-      if (this.#inFlight.length >= MAX_IN_FLIGHT || (last !== undefined && !last.executed)) return;
+      if (this.#inFlight.length >= (this.#options.maxInFlight ?? MAX_IN_FLIGHT) || (last !== undefined && !last.executed)) return;
       const entries = this.#queue.map((item) => item.entry);
       const written = statementsOf(entries);
       // A delete would miss rows a transaction in flight inserted: wait until none is (called again when the last ends).
@@ -429,8 +433,7 @@ class PgStore implements PostgresStore {
     this.#inFlight.push(batch);
     const queries = statements.map(statementSql);
     const epoch = this.#fenceEpoch;
-    const transaction = this.sql.begin(async (tx) => {
-      await Promise.all([fenceCheck(tx, epoch), ...queries.map(({ text, params }) => tx.unsafe(text, params, { prepare: true }))]);
+    const transaction = this.#transaction(queries, epoch, async () => {
       // Its row locks are held: the next batch may run its statements now (the header's first rule).
       batch.executed = true;
       this.#schedulePump();
@@ -441,6 +444,29 @@ class PgStore implements PostgresStore {
       () => this.#committed(batch),
       (error: unknown) => this.#ended(batch, error),
     );
+  }
+
+  /**
+   * One transaction on a connection of its own: BEGIN, the fence and every statement sent at once
+   * (one round trip, not BEGIN's and then the statements'), then `beforeCommit`, then COMMIT; on
+   * any failure, ROLLBACK and the error. (postgres.js's `begin` waits for BEGIN's answer first.)
+   */
+  async #transaction(queries: Array<{ text: string; params: Array<string[] | string> }>, epoch: number | undefined, beforeCommit: () => Promise<void>): Promise<void> {
+    const connection = await this.sql.reserve();
+    try {
+      const steps = [connection.unsafe('BEGIN'), fenceCheck(connection, epoch), ...queries.map(({ text, params }) => connection.unsafe(text, params, { prepare: true }))];
+      try {
+        await Promise.all(steps);
+        await beforeCommit();
+      } catch (error) {
+        for (const step of steps) step.catch(() => {});
+        await connection.unsafe('ROLLBACK').catch(() => {});
+        throw error;
+      }
+      await connection.unsafe('COMMIT');
+    } finally {
+      connection.release();
+    }
   }
 
   /** The batch committed: its writes are durable (and, unless refused already, acknowledged). */
@@ -597,7 +623,7 @@ class PgStore implements PostgresStore {
  * `lnpr_leader`'s epoch FOR SHARE (a takeover's update waits for the transaction) and rejects with
  * FencedError, rolling the transaction back, if it is not `epoch`. Nothing without an epoch.
  */
-async function fenceCheck(tx: TransactionSql, epoch: number | undefined): Promise<void> {
+async function fenceCheck(tx: Sql, epoch: number | undefined): Promise<void> {
   if (epoch === undefined) return;
   const rows = await tx<Array<{ epoch: string }>>`SELECT epoch FROM lnpr_leader WHERE id = 1 FOR SHARE`;
   const current = rows[0]?.epoch;
