@@ -103,6 +103,10 @@ export interface PostgresStoreStats {
   transactions: number;
   /** Writes made durable. */
   writes: number;
+  /** The most write transactions in flight at once so far (at most MAX_IN_FLIGHT). */
+  peakInFlight: number;
+  /** Keys of records the index let go of (pruned) whose rows committed transactions deleted. */
+  prunedRows: number;
 }
 
 /** A SandboxStore in PostgreSQL, with its client. */
@@ -302,6 +306,8 @@ class PgStore implements PostgresStore {
   #closing: Promise<void> | null = null;
   #transactions = 0;
   #writes = 0;
+  #peakInFlight = 0;
+  #prunedRows = 0;
 
   constructor(sql: Sql, ownsClient: boolean, index: StoreIndex, pruned: PruneSet, options: PostgresStoreOptions) {
     this.sql = sql;
@@ -339,7 +345,7 @@ class PgStore implements PostgresStore {
   }
 
   stats(): PostgresStoreStats {
-    return { transactions: this.#transactions, writes: this.#writes };
+    return { transactions: this.#transactions, writes: this.#writes, peakInFlight: this.#peakInFlight, prunedRows: this.#prunedRows };
   }
 
   health(): StorageHealth {
@@ -431,6 +437,7 @@ class PgStore implements PostgresStore {
     const timer = setTimeout(() => this.#refuse(batch, new Error(`no commit within ${this.#timing.writeTimeoutMs} ms`)), this.#timing.writeTimeoutMs);
     const batch: Batch = { writes, statements, pruned, executed: false, judged: false, verdict, judge, settle: () => clearTimeout(timer) };
     this.#inFlight.push(batch);
+    this.#peakInFlight = Math.max(this.#peakInFlight, this.#inFlight.length);
     const queries = statements.map(statementSql);
     const epoch = this.#fenceEpoch;
     const transaction = this.#transaction(queries, epoch, async () => {
@@ -476,6 +483,7 @@ class PgStore implements PostgresStore {
     for (const item of batch.writes) applyJournalEntry(durable, item.entry);
     this.#transactions += 1;
     this.#writes += batch.writes.length;
+    for (const keys of batch.pruned.values()) this.#prunedRows += keys.size;
     this.#lastAnswerAt = Date.now();
     if (batch.judged) {
       // Given up on (refused with 503), yet committed: the database holds it, so the index takes it back in.
