@@ -36,9 +36,10 @@
  * every transaction started has ended.
  *
  * Pruning: the index lets go of events past the kept history, finished delivery attempts and
- * wallet transactions past theirs. The index of committed writes says which rows it let go, and
- * the next transaction deletes them (within a second when no write comes), as does the first
- * after an open for the rows left from before, so the tables hold no more than the index does.
+ * wallet transactions past theirs. The index of committed writes says which rows it let go; once
+ * PRUNE_AT are noted, the next transaction deletes them, and within a probe period (a second) when
+ * writes pause; the rows left from before an open count too. So the tables hold at most about
+ * PRUNE_AT rows more than the index.
  */
 import postgres, { type Sql } from 'postgres';
 import { StorageUnavailableError, type ClockState, type SandboxStore, type StorageHealth, type StoreChange } from '../../core/store/sandbox-store.js';
@@ -94,6 +95,13 @@ const CLOSE_GRACE_MS = 2_000;
  * run while the previous commits. Two are enough to overlap the two; more only add waiting.
  */
 export const MAX_IN_FLIGHT = 2;
+
+/**
+ * Pruned rows are deleted once this many are noted (or within a probe period when writes pause),
+ * not by every transaction: one DELETE per few dozen transactions instead of one each. The tables
+ * hold at most about this many rows more than the index.
+ */
+export const PRUNE_AT = 500;
 
 const DEFAULT_TIMING: PostgresStoreTiming = { probeEveryMs: 1_000, probeTimeoutMs: 2_000, writeTimeoutMs: 10_000 };
 
@@ -398,10 +406,16 @@ class PgStore implements PostgresStore {
       const written = statementsOf(entries);
       // A delete would miss rows a transaction in flight inserted: wait until none is (called again when the last ends).
       if (this.#inFlight.length > 0 && written.some((statement) => statement.kind !== 'upsert')) return;
-      const pruned = this.#takePruned();
+      const pruned = this.#flushPruned || this.#prunedCount() >= PRUNE_AT ? this.#takePruned() : new Map<RecordTable, Set<string>>();
       this.#flushPruned = false;
       this.#start(this.#queue.splice(0), [...pruneStatements(pruned), ...written], pruned);
     }
+  }
+
+  #prunedCount(): number {
+    let count = 0;
+    for (const keys of this.#pruned.values()) count += keys.size;
+    return count;
   }
 
   /**
