@@ -177,6 +177,25 @@ describe.skipIf(!available.ok)('the PostgreSQL store with transactions in flight
     }
   });
 
+  it('a transaction given up on (503) that commits after all is taken back in: index == tables', { timeout: 60_000 }, async () => {
+    const url = await freshDatabase(cluster);
+    const notices: string[] = [];
+    const store = await openPostgresStore({ url, onNotice: (notice) => void notices.push(notice.message), timing: { writeTimeoutMs: 150, probeEveryMs: 100 } });
+    await installFaults(url);
+    try {
+      const late = testPaymentRequest({ description: 'slow commit' });
+      // Its COMMIT takes 400 ms; it is answered 503 at 150 ms.
+      await expect(store.savePaymentRequest(late)).rejects.toBeInstanceOf(StorageUnavailableError);
+      expect(store.getPaymentRequest(late.id)).toBeUndefined();
+      await untilWritable(store);
+      expect(notices.some((message) => message.includes('committed after all'))).toBe(true);
+      expect(store.getPaymentRequest(late.id)).toEqual(late);
+      expect(await rowsOf(url)).toEqual(viewOf(store, 'acct_test'));
+    } finally {
+      await store.close();
+    }
+  });
+
   it('deletes the rows of events, their attempts and wallet transactions past the kept history while running', { timeout: 60_000 }, async () => {
     const url = await freshDatabase(cluster);
     const store = await openPostgresStore({ url, ...quiet, timing: { probeEveryMs: 200 } });

@@ -372,10 +372,7 @@ class PgStore implements PostgresStore {
     // Refused before it is applied: while the database refuses writes, none may become visible.
     if (this.#fenced) return Promise.reject(this.#fenced);
     if (this.#outage) return Promise.reject(new StorageUnavailableError(new Error(this.#outage.cause)));
-    if (!this.#durable) {
-      this.#durable = copyOf(this.#index);
-      this.#durable.onPruned((record) => addPruned(this.#pruned, record));
-    }
+    this.#ensureDurable();
     this.#sequence += 1;
     entry.seq = this.#sequence;
     applyJournalEntry(this.#index, entry);
@@ -383,6 +380,13 @@ class PgStore implements PostgresStore {
       this.#queue.push({ entry, resolve, reject });
       this.#schedulePump();
     });
+  }
+
+  /** Made at the first write (or the first deletes of pruned rows): a store only read keeps one index. */
+  #ensureDurable(): void {
+    if (this.#durable) return;
+    this.#durable = copyOf(this.#index);
+    this.#durable.onPruned((record) => addPruned(this.#pruned, record));
   }
 
   /** Pumps on the next turn, so the writes made in this turn of the event loop share a transaction. */
@@ -437,6 +441,7 @@ class PgStore implements PostgresStore {
 
   /** Starts one transaction for the writes; its outcome answers them (#committed, #refuse). */
   #start(writes: QueuedWrite[], statements: Statement[], pruned: PruneSet): void {
+    this.#ensureDurable();
     const previous = this.#inFlight.at(-1);
     let judge!: (error?: Error) => void;
     const verdict = new Promise<void>((resolve, reject) => {
@@ -460,6 +465,8 @@ class PgStore implements PostgresStore {
       this.#schedulePump();
       // COMMIT only after the batch before committed; its refusal rolls this one back (the second rule).
       if (previous) await previous.verdict;
+      // Answered 503 already (given up on while it waited): it must not commit now.
+      if (batch.judged) throw new Error('the write transaction was given up on before its COMMIT');
     });
     transaction.then(
       () => this.#committed(batch),
