@@ -48,7 +48,7 @@ async function countOf(url: string, table: string): Promise<number> {
 
 /**
  * A deferred trigger runs at COMMIT: records described `slow commit` make their transaction's
- * COMMIT take 400 ms (so the next batch runs while it commits), `fail at commit` make it fail
+ * COMMIT take 400 ms (so the next batch runs while it commits), `brief pause` 20 ms, `fail at commit` make it fail
  * there; an immediate one makes the statement writing `fail now` fail at once.
  */
 async function installFaults(url: string): Promise<void> {
@@ -57,6 +57,7 @@ async function installFaults(url: string): Promise<void> {
     `CREATE FUNCTION lnpr_test_fault() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN
        IF NEW.data->>'description' = 'slow commit' THEN PERFORM pg_sleep(0.4); END IF;
+       IF NEW.data->>'description' = 'brief pause' THEN PERFORM pg_sleep(0.02); END IF;
        IF NEW.data->>'description' = 'fail at commit' THEN PERFORM pg_sleep(0.4); RAISE EXCEPTION 'refused at commit (test)'; END IF;
        RETURN NEW;
      END $$`,
@@ -83,7 +84,9 @@ describe.skipIf(!available.ok)('the PostgreSQL store with transactions in flight
   it('ends every row with the last acknowledged write, in order, with two transactions in flight', { timeout: 60_000 }, async () => {
     const url = await freshDatabase(cluster);
     let store = await openPostgresStore({ url, ...quiet });
-    const records = Array.from({ length: 8 }, () => testPaymentRequest());
+    await installFaults(url);
+    // Each transaction's COMMIT takes 20 ms or more (the first record's trigger): the next batch runs meanwhile.
+    const records = Array.from({ length: 8 }, (_, i) => testPaymentRequest(i === 0 ? { description: 'brief pause' } : {}));
     const acknowledged: string[] = [];
     const writes: Array<Promise<void>> = [];
     try {
@@ -94,11 +97,12 @@ describe.skipIf(!available.ok)('the PostgreSQL store with transactions in flight
           const tag = `${record.id}@${version}`;
           writes.push(store.savePaymentRequest(next).then(() => void acknowledged.push(tag)));
         }
-        if (version % 3 === 0) await nextTurn();
+        // A few milliseconds every third version: many transactions, the next starting while one commits.
+        if (version % 3 === 0) await sleep(10);
       }
       await Promise.all(writes);
       expect(store.stats().peakInFlight).toBe(MAX_IN_FLIGHT);
-      expect(store.stats().transactions).toBeGreaterThan(2);
+      expect(store.stats().transactions).toBeGreaterThan(5);
       // Acknowledged in the order written.
       expect(acknowledged).toEqual(Array.from({ length: 60 }, (_, i) => records.map((record) => `${record.id}@${i + 1}`)).flat());
       const view = viewOf(store, 'acct_test');
@@ -228,6 +232,29 @@ describe.skipIf(!available.ok)('the PostgreSQL store with transactions in flight
       expect(store.eventsOf('acct_test').length).toBe(KEPT_EVENTS_PER_ACCOUNT);
       expect(store.eventsOf('acct_test').at(-1)!.id).toBe(`evt_${over}`);
       expect(store.stats().prunedRows).toBe(3 * over);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('keeps the row of a record let go and then written anew (a wallet transaction paid after it went)', { timeout: 60_000 }, async () => {
+    const url = await freshDatabase(cluster);
+    const store = await openPostgresStore({ url, ...quiet, timing: { probeEveryMs: 200 } });
+    const transaction = (i: number, state = 'pending') =>
+      ({ id: `wtx_${i}`, walletId: 'wal_1', accountId: 'acct_test', type: 'incoming', state, invoice: 'lnbcrt1', paymentHash: `${i}`.padStart(64, '0'), amountMsats: 1, feesPaidMsats: 0, createdAt: i }) as WalletTransactionRecord;
+    try {
+      const writes: Array<Promise<void>> = [];
+      for (let i = 0; i <= KEPT_TRANSACTIONS_PER_WALLET; i++) writes.push(store.commit({ walletTransactions: [transaction(i)] }));
+      await Promise.all(writes);
+      // wtx_0 went; now it is paid: written anew, it is the newest and wtx_1 goes instead.
+      await store.commit({ walletTransactions: [transaction(0, 'settled')] });
+      expect(store.walletTransactionsOf('wal_1')[0]!.id).toBe('wtx_0');
+      for (let i = 0; i < 50 && (await countOf(url, 'lnpr_wallet_transactions')) > KEPT_TRANSACTIONS_PER_WALLET; i++) await sleep(100);
+      const ids = new Set((await query<Array<{ id: string }>>(url, 'SELECT id FROM lnpr_wallet_transactions')).map((row) => row.id));
+      expect(ids.size).toBe(KEPT_TRANSACTIONS_PER_WALLET);
+      expect(ids.has('wtx_0')).toBe(true);
+      expect(ids.has('wtx_1')).toBe(false);
+      expect(ids).toEqual(new Set(store.walletTransactionsOf('wal_1').map((row) => row.id)));
     } finally {
       await store.close();
     }

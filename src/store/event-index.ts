@@ -59,6 +59,11 @@ export class EventIndex implements EventStoreReads {
     return Array.from(this.#eventsByAccount.get(accountId)?.values() ?? []).reverse();
   }
 
+  /** Whether the attempt with this deliveryKey is kept. */
+  hasDelivery(key: string): boolean {
+    return this.#deliveries.has(key);
+  }
+
   getEndpoint(id: string): EndpointRecord | undefined {
     return this.#endpoints.get(id);
   }

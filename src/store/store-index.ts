@@ -6,7 +6,7 @@
 import type { AccountRecord } from '../core/store/account-record.js';
 import type { AccountClearing, ClockState, StoreChange } from '../core/store/sandbox-store.js';
 import type { PaymentRequestRecord } from '../core/store/payment-request.js';
-import { EventIndex, type PruneListener } from './event-index.js';
+import { EventIndex, type PrunedRecord, type PruneListener } from './event-index.js';
 import { WalletIndex } from './wallet-index.js';
 
 /** Maps of stored values, kept consistent with each other on every change. */
@@ -50,6 +50,13 @@ export class StoreIndex {
     for (const wallet of change.wallets ?? []) this.wallets.putWallet(wallet);
     for (const transaction of change.walletTransactions ?? []) this.wallets.putTransaction(transaction);
     this.events.endChange();
+  }
+
+  /** Whether the record is kept (again: one the bounds let go may be written anew, e.g. a transaction paid after it went). */
+  holds({ kind, key }: PrunedRecord): boolean {
+    if (kind === 'event') return this.events.getEvent(key) !== undefined;
+    if (kind === 'delivery') return this.events.hasDelivery(key);
+    return this.wallets.hasTransaction(key);
   }
 
   /** Erases the account's payment requests, events and delivery attempts, and with `endpoints` its webhook endpoints. */

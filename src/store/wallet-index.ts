@@ -35,6 +35,11 @@ export class WalletIndex implements WalletStoreReads {
     return this.#incomingByHash.get(paymentHash);
   }
 
+  /** Whether the transaction with this id is kept. */
+  hasTransaction(id: string): boolean {
+    return this.#transactions.has(id);
+  }
+
   putWallet(wallet: WalletRecord): void {
     this.#wallets.set(wallet.id, wallet);
   }

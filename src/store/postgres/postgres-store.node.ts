@@ -410,6 +410,7 @@ class PgStore implements PostgresStore {
       const written = statementsOf(entries);
       // A delete would miss rows a transaction in flight inserted: wait until none is (called again when the last ends).
       if (this.#inFlight.length > 0 && written.some((statement) => statement.kind !== 'upsert')) return;
+      this.#ensureDurable();
       const pruned = this.#flushPruned || this.#prunedCount() >= PRUNE_AT ? this.#takePruned() : new Map<RecordTable, Set<string>>();
       this.#flushPruned = false;
       this.#start(this.#queue.splice(0), [...pruneStatements(pruned), ...written], pruned);
@@ -423,12 +424,18 @@ class PgStore implements PostgresStore {
   }
 
   /**
-   * The pruned rows to delete now: all noted, except those a transaction in flight writes again
-   * (the row is live again after it; were the index to let it go again, it says so again).
+   * The pruned rows to delete now: all noted, except those written anew since, by a transaction
+   * committed (the index of committed writes holds it again) or in flight (the row is live again
+   * after it). Were the index to let such a record go again, it says so again.
    */
   #takePruned(): PruneSet {
     const pruned = this.#pruned;
     this.#pruned = new Map();
+    const durable = this.#durable!;
+    for (const [table, keys] of pruned) {
+      const kind = kindOf(table);
+      for (const key of keys) if (durable.holds({ kind, key })) keys.delete(key);
+    }
     for (const batch of this.#inFlight) {
       for (const statement of batch.statements) {
         if (statement.kind !== 'upsert') continue;
@@ -441,7 +448,6 @@ class PgStore implements PostgresStore {
 
   /** Starts one transaction for the writes; its outcome answers them (#committed, #refuse). */
   #start(writes: QueuedWrite[], statements: Statement[], pruned: PruneSet): void {
-    this.#ensureDurable();
     const previous = this.#inFlight.at(-1);
     let judge!: (error?: Error) => void;
     const verdict = new Promise<void>((resolve, reject) => {
