@@ -104,7 +104,10 @@ describe('EventIndex onPruned', () => {
     expect(pruned).toEqual(['delivery:wd_1#1', 'event:evt_1', 'event:evt_2', 'delivery:wd_2#1']);
     write(index, { deliveries: [attempt(3, 1, 'succeeded')] });
     expect(pruned.slice(4)).toEqual(['event:evt_3', 'delivery:wd_3#1']);
+    // An attempt of an event no longer kept is not kept either.
+    write(index, { deliveries: [attempt(1, 2, 'failed')] });
+    expect(pruned.slice(6)).toEqual(['delivery:wd_1#2']);
     index.deleteAccount('acct_a', true);
-    expect(pruned.length).toBe(6);
+    expect(pruned.length).toBe(7);
   });
 });

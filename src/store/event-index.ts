@@ -12,7 +12,7 @@ import type { EventStoreReads } from '../core/store/sandbox-store.js';
 import { KEPT_EVENTS_PER_ACCOUNT, KEPT_FINISHED_ATTEMPTS_PER_ACCOUNT } from '../core/events/event-log.js';
 import { deliveryKey, type DeliveryRecord, type EndpointRecord, type EventRecord } from '../core/store/webhook-records.js';
 
-/** A record the history bounds let go (not one a deletion or a reset removed): its kind and key. */
+/** A record the history bounds let go, or an attempt of an event no longer kept (not what a deletion or a reset removed): its kind and key. */
 export interface PrunedRecord {
   kind: 'event' | 'delivery' | 'walletTransaction';
   /** The event's or transaction's id; an attempt's deliveryKey. */
@@ -116,8 +116,12 @@ export class EventIndex implements EventStoreReads {
 
   /** Inserts or replaces an attempt; one for an event no longer kept is dropped. */
   putDelivery(delivery: DeliveryRecord): void {
-    if (!this.#events.has(delivery.event)) return;
     const key = deliveryKey(delivery);
+    if (!this.#events.has(delivery.event)) {
+      // Not kept, so not kept as a row either.
+      this.onPruned?.({ kind: 'delivery', key });
+      return;
+    }
     this.#deliveries.set(key, delivery);
     let ofAccount = this.#deliveriesByAccount.get(delivery.accountId);
     if (!ofAccount) this.#deliveriesByAccount.set(delivery.accountId, (ofAccount = new Map()));
