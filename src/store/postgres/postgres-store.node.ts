@@ -27,16 +27,17 @@
  * - A delete sees only committed rows (a row another transaction inserted and has not committed
  *   yet is invisible to it, and would survive). So a batch with a delete from a write (a reset,
  *   an account's or endpoint's or wallet's removal) waits until nothing is in flight; and a pruned
- *   row (below) is deleted only once its insert committed, and not while a batch in flight writes
- *   it again.
+ *   row (below) is deleted only once its insert committed, and not if a batch in flight or
+ *   committed since writes it anew.
  * A failed batch is refused with every batch after it and every queued write (503), while those
  * before it may still commit; reads go back to what committed plus those before it. A batch given
- * up on (no answer within writeTimeoutMs) is refused, but may still commit later: if it does, the
- * index takes it back in, so it always equals what the database holds; writes resume only once
- * every transaction started has ended.
+ * up on (no answer within writeTimeoutMs) is refused and rolls back if it has not sent COMMIT yet;
+ * if it had and commits after all, the index takes it back in, so it always equals what the
+ * database holds. Writes resume only once every transaction started has ended.
  *
- * Pruning: the index lets go of events past the kept history, finished delivery attempts and
- * wallet transactions past theirs. The index of committed writes says which rows it let go; once
+ * Pruning: the index lets go of events past the kept history (with their attempts), finished
+ * delivery attempts and wallet transactions past theirs, and keeps no attempt of an event it let
+ * go. The index of committed writes says which records it let go; once
  * PRUNE_AT are noted, the next transaction deletes them, and within a probe period (a second) when
  * writes pause; the rows left from before an open count too. So the tables hold at most about
  * PRUNE_AT rows more than the index.
