@@ -86,3 +86,28 @@ describe('EventIndex bounds', () => {
     expect(index.allDeliveries().length).toBeLessThanOrEqual(40 + 10);
   });
 });
+
+describe('EventIndex onPruned', () => {
+  it('names what the bounds let go (an evicted event with its attempts, a finished attempt past its bound), not what a deletion removes', () => {
+    const index = new EventIndex(2, 1);
+    const pruned: string[] = [];
+    index.onPruned = ({ kind, key }) => void pruned.push(`${kind}:${key}`);
+    write(index, { events: [event(1), event(2)], deliveries: [attempt(1, 1, 'failed')] });
+    expect(pruned).toEqual([]);
+    write(index, { deliveries: [attempt(2, 1, 'failed')] });
+    expect(pruned).toEqual(['delivery:wd_1#1']);
+    write(index, { events: [event(3)] });
+    expect(pruned).toEqual(['delivery:wd_1#1', 'event:evt_1']);
+    // An event kept past the bound for its pending attempt goes, with it, once that attempt ends.
+    write(index, { deliveries: [attempt(3, 1, 'pending')] });
+    write(index, { events: [event(4), event(5)] });
+    expect(pruned).toEqual(['delivery:wd_1#1', 'event:evt_1', 'event:evt_2', 'delivery:wd_2#1']);
+    write(index, { deliveries: [attempt(3, 1, 'succeeded')] });
+    expect(pruned.slice(4)).toEqual(['event:evt_3', 'delivery:wd_3#1']);
+    // An attempt of an event no longer kept is not kept either.
+    write(index, { deliveries: [attempt(1, 2, 'failed')] });
+    expect(pruned.slice(6)).toEqual(['delivery:wd_1#2']);
+    index.deleteAccount('acct_a', true);
+    expect(pruned.length).toBe(7);
+  });
+});

@@ -12,6 +12,16 @@ import type { EventStoreReads } from '../core/store/sandbox-store.js';
 import { KEPT_EVENTS_PER_ACCOUNT, KEPT_FINISHED_ATTEMPTS_PER_ACCOUNT } from '../core/events/event-log.js';
 import { deliveryKey, type DeliveryRecord, type EndpointRecord, type EventRecord } from '../core/store/webhook-records.js';
 
+/** A record the history bounds let go, or an attempt of an event no longer kept (not what a deletion or a reset removed): its kind and key. */
+export interface PrunedRecord {
+  kind: 'event' | 'delivery' | 'walletTransaction';
+  /** The event's or transaction's id; an attempt's deliveryKey. */
+  key: string;
+}
+
+/** Hears each record the bounds let go, so a store that keeps rows can delete them too. */
+export type PruneListener = (pruned: PrunedRecord) => void;
+
 /** Maps of events, endpoints and attempts, kept consistent with each other on every change. */
 export class EventIndex implements EventStoreReads {
   readonly #eventHistory: number;
@@ -33,6 +43,8 @@ export class EventIndex implements EventStoreReads {
   readonly #touchedEvents = new Set<string>();
   /** Accounts whose finished attempts grew in the change being applied. */
   readonly #touchedFinished = new Set<string>();
+  /** Hears what the bounds let go (set by StoreIndex.onPruned). */
+  onPruned: PruneListener | undefined;
 
   constructor(eventHistory = KEPT_EVENTS_PER_ACCOUNT, attemptHistory = KEPT_FINISHED_ATTEMPTS_PER_ACCOUNT) {
     this.#eventHistory = eventHistory;
@@ -45,6 +57,11 @@ export class EventIndex implements EventStoreReads {
 
   eventsOf(accountId: string): EventRecord[] {
     return Array.from(this.#eventsByAccount.get(accountId)?.values() ?? []).reverse();
+  }
+
+  /** Whether the attempt with this deliveryKey is kept. */
+  hasDelivery(key: string): boolean {
+    return this.#deliveries.has(key);
   }
 
   getEndpoint(id: string): EndpointRecord | undefined {
@@ -86,7 +103,7 @@ export class EventIndex implements EventStoreReads {
       while (ofAccount.size > this.#eventHistory) this.#evict(ofAccount, ofAccount.keys().next().value!);
     }
     for (const eventId of this.#touchedEvents) {
-      if (this.#retained.has(eventId) && !this.#hasPending(eventId)) this.#drop(this.#retained.get(eventId)!);
+      if (this.#retained.has(eventId) && !this.#hasPending(eventId)) this.#prune(this.#retained.get(eventId)!);
     }
     for (const accountId of this.#touchedFinished) {
       const finished = this.#finishedByAccount.get(accountId);
@@ -99,8 +116,12 @@ export class EventIndex implements EventStoreReads {
 
   /** Inserts or replaces an attempt; one for an event no longer kept is dropped. */
   putDelivery(delivery: DeliveryRecord): void {
-    if (!this.#events.has(delivery.event)) return;
     const key = deliveryKey(delivery);
+    if (!this.#events.has(delivery.event)) {
+      // Not kept, so not kept as a row either.
+      this.onPruned?.({ kind: 'delivery', key });
+      return;
+    }
     this.#deliveries.set(key, delivery);
     let ofAccount = this.#deliveriesByAccount.get(delivery.accountId);
     if (!ofAccount) this.#deliveriesByAccount.set(delivery.accountId, (ofAccount = new Map()));
@@ -159,7 +180,17 @@ export class EventIndex implements EventStoreReads {
     const event = ofAccount.get(eventId)!;
     ofAccount.delete(eventId);
     if (this.#hasPending(eventId)) this.#retained.set(eventId, event);
-    else this.#drop(event);
+    else this.#prune(event);
+  }
+
+  /** Lets go of an event past the bound, with its attempts, and says so. */
+  #prune(event: EventRecord): void {
+    const listener = this.onPruned;
+    if (listener) {
+      listener({ kind: 'event', key: event.id });
+      for (const key of this.#deliveryKeysByEvent.get(event.id) ?? []) listener({ kind: 'delivery', key });
+    }
+    this.#drop(event);
   }
 
   #hasPending(eventId: string): boolean {
@@ -186,6 +217,7 @@ export class EventIndex implements EventStoreReads {
 
   /** Forgets one finished attempt (its event stays). */
   #forgetAttempt(key: string): void {
+    this.onPruned?.({ kind: 'delivery', key });
     const delivery = this.#deliveries.get(key)!;
     this.#deliveries.delete(key);
     this.#deliveriesByAccount.get(delivery.accountId)?.delete(key);

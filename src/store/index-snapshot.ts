@@ -5,6 +5,7 @@
  * Browser-safe.
  */
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type Snapshot } from './snapshot-format.js';
+import type { PruneListener } from './event-index.js';
 import { StoreIndex } from './store-index.js';
 
 /** Everything in `index`, as the data file holds it after the journal entry `sequence`. */
@@ -24,9 +25,10 @@ export function snapshotOf(index: StoreIndex, sequence: number): Snapshot {
   };
 }
 
-/** A new index holding what `snapshot` holds. */
-export function indexOf(snapshot: Snapshot): StoreIndex {
+/** A new index holding what `snapshot` holds; `onPruned` hears what the history bounds leave out of it. */
+export function indexOf(snapshot: Snapshot, onPruned?: PruneListener): StoreIndex {
   const index = new StoreIndex();
+  index.onPruned(onPruned);
   for (const record of snapshot.paymentRequests) index.put(record);
   for (const [accountId, state] of Object.entries(snapshot.clocks)) index.setClock(accountId, state);
   index.apply({
@@ -37,6 +39,7 @@ export function indexOf(snapshot: Snapshot): StoreIndex {
     wallets: snapshot.wallets ?? [],
     walletTransactions: snapshot.walletTransactions ?? [],
   });
+  index.onPruned(undefined);
   return index;
 }
 

@@ -6,7 +6,7 @@
 import type { AccountRecord } from '../core/store/account-record.js';
 import type { AccountClearing, ClockState, StoreChange } from '../core/store/sandbox-store.js';
 import type { PaymentRequestRecord } from '../core/store/payment-request.js';
-import { EventIndex } from './event-index.js';
+import { EventIndex, type PrunedRecord, type PruneListener } from './event-index.js';
 import { WalletIndex } from './wallet-index.js';
 
 /** Maps of stored values, kept consistent with each other on every change. */
@@ -26,6 +26,16 @@ export class StoreIndex {
     this.events = new EventIndex(eventHistory);
   }
 
+  /**
+   * Hears every record the history bounds let go from now on (events past the kept history,
+   * finished attempts past theirs, wallet transactions past theirs); not what a deletion or a
+   * reset removes. A store that keeps rows deletes those too (the PostgreSQL store does).
+   */
+  onPruned(listener: PruneListener | undefined): void {
+    this.events.onPruned = listener;
+    this.wallets.onPruned = listener;
+  }
+
   /** Applies a change whole: erasures first, then records, events, endpoints, the attempts that refer to them, accounts. */
   apply(change: StoreChange): void {
     for (const clearing of change.clearedAccounts ?? []) this.clearAccount(clearing);
@@ -40,6 +50,13 @@ export class StoreIndex {
     for (const wallet of change.wallets ?? []) this.wallets.putWallet(wallet);
     for (const transaction of change.walletTransactions ?? []) this.wallets.putTransaction(transaction);
     this.events.endChange();
+  }
+
+  /** Whether the record is kept (again: one the bounds let go may be written anew, e.g. a transaction paid after it went). */
+  holds({ kind, key }: PrunedRecord): boolean {
+    if (kind === 'event') return this.events.getEvent(key) !== undefined;
+    if (kind === 'delivery') return this.events.hasDelivery(key);
+    return this.wallets.hasTransaction(key);
   }
 
   /** Erases the account's payment requests, events and delivery attempts, and with `endpoints` its webhook endpoints. */

@@ -7,6 +7,7 @@
 import type { WalletStoreReads } from '../core/store/sandbox-store.js';
 import { KEPT_TRANSACTIONS_PER_WALLET } from '../core/wallets/wallet-limits.js';
 import type { WalletRecord, WalletTransactionRecord } from '../core/store/wallet-records.js';
+import type { PruneListener } from './event-index.js';
 
 /** Maps of wallets and transactions, kept consistent with each other on every change. */
 export class WalletIndex implements WalletStoreReads {
@@ -15,6 +16,8 @@ export class WalletIndex implements WalletStoreReads {
   /** Per wallet, in the order transactions were first written (Map keeps insertion order). */
   readonly #byWallet = new Map<string, Map<string, WalletTransactionRecord>>();
   readonly #incomingByHash = new Map<string, WalletTransactionRecord>();
+  /** Hears what the bound lets go (set by StoreIndex.onPruned). */
+  onPruned: PruneListener | undefined;
 
   getWallet(id: string): WalletRecord | undefined {
     return this.#wallets.get(id);
@@ -30,6 +33,11 @@ export class WalletIndex implements WalletStoreReads {
 
   findWalletInvoice(paymentHash: string): WalletTransactionRecord | undefined {
     return this.#incomingByHash.get(paymentHash);
+  }
+
+  /** Whether the transaction with this id is kept. */
+  hasTransaction(id: string): boolean {
+    return this.#transactions.has(id);
   }
 
   putWallet(wallet: WalletRecord): void {
@@ -49,6 +57,7 @@ export class WalletIndex implements WalletStoreReads {
     if (transaction.type === 'incoming') this.#incomingByHash.set(transaction.paymentHash, transaction);
     if (ofWallet.size > KEPT_TRANSACTIONS_PER_WALLET) {
       const oldest = ofWallet.values().next().value!;
+      this.onPruned?.({ kind: 'walletTransaction', key: oldest.id });
       this.#drop(oldest);
       ofWallet.delete(oldest.id);
     }

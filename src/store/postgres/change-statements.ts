@@ -8,6 +8,7 @@
  */
 import type { StoreChange } from '../../core/store/sandbox-store.js';
 import { deliveryKey } from '../../core/store/webhook-records.js';
+import type { PrunedRecord } from '../event-index.js';
 import type { JournalEntry } from '../journal-entry.js';
 
 /** The tables that hold records, each `(id text primary key, account_id, seq, data json)`. */
@@ -112,4 +113,18 @@ function add(out: Statement[], next: Statement): void {
     return;
   }
   out.push(next);
+}
+
+/** The table of each kind of record the history bounds let go. */
+export const PRUNED_TABLE: Readonly<Record<PrunedRecord['kind'], RecordTable>> = {
+  event: 'lnpr_events',
+  delivery: 'lnpr_deliveries',
+  walletTransaction: 'lnpr_wallet_transactions',
+};
+
+/** Deletes of rows the index let go, by key, one statement per table. */
+export function pruneStatements(pruned: ReadonlyMap<RecordTable, ReadonlySet<string>>): Statement[] {
+  const out: Statement[] = [];
+  for (const [table, ids] of pruned) if (ids.size > 0) out.push({ kind: 'deleteById', table, ids: new Set(ids) });
+  return out;
 }
