@@ -15,6 +15,8 @@ export type CheckNeed = 'readOnlyKey' | 'nwcKey' | 'controls' | 'nwcPayer';
 export interface Check {
   /** Stable: CI known-failing files and reports refer to it. */
   id: string;
+  /** The statements of conformance/statements.ts this check holds (a fault breaking one of them must fail it). */
+  holds: readonly string[];
   title: string;
   /** The spec section the check comes from. */
   section: string;

@@ -19,9 +19,10 @@ async function endpoints(context: CheckContext): Promise<Array<[string, string]>
   ];
 }
 
-function rejects(id: string, title: string, statement: string, authorization: string | null): Check {
+function rejects(id: string, holds: readonly string[], title: string, statement: string, authorization: string | null): Check {
   return {
     id,
+    holds,
     title,
     section: SECTION,
     statement,
@@ -90,12 +91,13 @@ const INVALID_BODIES: ReadonlyArray<{ what: string; call: { body?: unknown; rawB
 
 /** The authentication checks. */
 export const authChecks: Check[] = [
-  rejects('auth.missing-key', 'No Authorization header', 'Authentication 1 and 3: "Every request carries an API key"; "A request with a missing … key gets 401"', null),
-  rejects('auth.malformed-header', 'A malformed Authorization header', 'Authentication 2 and 3: the key goes as "Authorization: Bearer <API_KEY>"; an invalid one gets 401', 'Token not-a-bearer-key'),
-  rejects('auth.empty-bearer', 'A Bearer scheme without a key', 'Authentication 3: "A request with a missing or invalid key gets 401 Unauthorized"', 'Bearer'),
-  rejects('auth.unknown-key', 'An unknown API key', 'Authentication 3: "A request with a missing or invalid key gets 401 Unauthorized"', `Bearer ${UNKNOWN_KEY}`),
+  rejects('auth.missing-key', ['spec.auth.missing-401', 'spec.endpoints.auth-required'], 'No Authorization header', 'Authentication 1 and 3: "Every request carries an API key"; "A request with a missing … key gets 401"', null),
+  rejects('auth.malformed-header', ['spec.auth.bearer-header', 'spec.auth.invalid-401'], 'A malformed Authorization header', 'Authentication 2 and 3: the key goes as "Authorization: Bearer <API_KEY>"; an invalid one gets 401', 'Token not-a-bearer-key'),
+  rejects('auth.empty-bearer', ['spec.auth.invalid-401'], 'A Bearer scheme without a key', 'Authentication 3: "A request with a missing or invalid key gets 401 Unauthorized"', 'Bearer'),
+  rejects('auth.unknown-key', ['spec.auth.invalid-401'], 'An unknown API key', 'Authentication 3: "A request with a missing or invalid key gets 401 Unauthorized"', `Bearer ${UNKNOWN_KEY}`),
   {
     id: 'auth.bearer-only',
+    holds: ['spec.auth.bearer-header', 'contract.reading.bearer-only'],
     title: 'The valid key sent other than as "Authorization: Bearer <key>" (bare, Basic, X-API-Key, Api-Key) is refused',
     section: SECTION,
     statement: 'Authentication 2: "The key is sent in the header Authorization as a bearer token: Authorization: Bearer <API_KEY>"',
@@ -118,6 +120,7 @@ export const authChecks: Check[] = [
   },
   {
     id: 'auth.near-miss-keys',
+    holds: ['spec.auth.invalid-401'],
     title: 'Keys one character off a valid key (a prefix, a suffix, one more character either end, letters in the other case) get 401',
     section: SECTION,
     statement: 'Authentication 3: "A request with a missing or invalid key gets 401 Unauthorized" (a key is valid only as issued)',
@@ -147,6 +150,7 @@ export const authChecks: Check[] = [
   },
   {
     id: 'auth.key-checked-first',
+    holds: ['spec.auth.missing-401', 'spec.auth.invalid-401', 'spec.endpoints.auth-required'],
     title: 'Without a key, or with an unknown one, an invalid body or an unknown id still gets 401 (the key is checked first)',
     section: SECTION,
     statement: 'Authentication 1 and 3: "Every request carries an API key"; "A request with a missing or invalid key gets 401" (whatever else is wrong with it)',
@@ -177,6 +181,7 @@ export const authChecks: Check[] = [
   },
   {
     id: 'auth.read-only-cannot-create',
+    holds: ['spec.auth.permission-401'],
     title: 'A key without create permission gets 401 on create',
     section: SECTION,
     statement: 'Authentication 4: "A key that lacks permission for an action also gets 401 (stated for creation)"',

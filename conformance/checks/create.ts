@@ -51,6 +51,7 @@ function fieldsProblem(body: Record<string, unknown>, fields: readonly string[])
  */
 function everyObject(
   id: string,
+  holds: readonly string[],
   title: string,
   statement: string,
   test: (body: Record<string, unknown>) => string | undefined,
@@ -59,6 +60,7 @@ function everyObject(
 ): Check {
   return {
     id,
+    holds,
     title,
     section: RESOURCE,
     statement,
@@ -83,6 +85,7 @@ type Sent = Record<string, unknown>;
  */
 function everyCreate(
   id: string,
+  holds: readonly string[],
   title: string,
   section: string,
   statement: string,
@@ -92,6 +95,7 @@ function everyCreate(
 ): Check {
   return {
     id,
+    holds,
     title,
     section,
     statement,
@@ -142,6 +146,7 @@ function idShape(id: string): string {
 export const createChecks: Check[] = [
   {
     id: 'create.status-201',
+    holds: ['spec.create.201'],
     title: 'A valid create answers 201 Created with a JSON object',
     section: CREATE,
     statement: 'Create: "201 Created: Payment request object"',
@@ -153,11 +158,12 @@ export const createChecks: Check[] = [
       assert(isObject(answer.body), `POST ${COLLECTION}: expected a JSON object in the 201 body, got ${describeBody(answer) || 'an empty body'}`);
     },
   },
-  everyObject('create.id-format', 'id is a string "pr_<identifier>" (in every payment request received)', 'Resources: id, "a string with the prefix pr_", shaped pr_<identifier>', (body) => fieldsProblem(body, ['id']), (body, context) => {
+  everyObject('create.id-format', ['spec.resource.id-prefix'], 'id is a string "pr_<identifier>" (in every payment request received)', 'Resources: id, "a string with the prefix pr_", shaped pr_<identifier>', (body) => fieldsProblem(body, ['id']), (body, context) => {
     if (typeof body.id === 'string') context.observe('idFormat', idShape(body.id));
   }),
   everyCreate(
     'create.status-pending',
+    ['spec.create.201-pending', 'spec.states.pending-initial', 'spec.resource.status-values'],
     'status is "pending" on creation (every 201 the run received)',
     'States and transitions',
     'States: pending, "the initial state returned on creation"; Create: 201 with "status (pending)"',
@@ -166,6 +172,7 @@ export const createChecks: Check[] = [
   ),
   everyCreate(
     'create.amount-echo',
+    ['spec.resource.amount', 'spec.service.sats'],
     'amount is a number equal to the amount sent (every 201 the run received)',
     CREATE,
     'Resources: amount, a number, "Amount in satoshis" (the amount sent)',
@@ -175,6 +182,7 @@ export const createChecks: Check[] = [
   ),
   everyCreate(
     'create.description-echo',
+    ['spec.resource.description'],
     'description is the description sent (every 201 the run received)',
     CREATE,
     'Resources: description, a string, "Description of the payment" (the one sent)',
@@ -184,6 +192,7 @@ export const createChecks: Check[] = [
   ),
   everyCreate(
     'create.metadata-echo',
+    ['spec.resource.metadata-as-given'],
     'metadata is returned as given (deep equal, nested values kept; every 201 of a create with metadata)',
     RESOURCE,
     'Resources: metadata, "Custom key-value pairs supplied at creation, returned as given"',
@@ -194,13 +203,14 @@ export const createChecks: Check[] = [
       return deepEqual(body.metadata, sent.metadata) ? undefined : `expected metadata ${show(sent.metadata)}, got ${show(body.metadata)}`;
     },
   ),
-  everyObject('create.invoice-present', 'invoice is a non-empty string (in every payment request received)', 'Resources: invoice, a string, present "on create; on read" (BOLT11 text)', (body) => fieldsProblem(body, ['invoice'])),
-  everyObject('create.payment-hash-format', 'paymentHash is 64 hex digits (in every payment request received)', 'Resources: paymentHash, a string, present "on create; on read"', (body) => fieldsProblem(body, ['paymentHash'])),
-  everyObject('create.expires-at-format', 'expiresAt is an ISO 8601 UTC timestamp with milliseconds (in every payment request received)', 'Resources: expiresAt, always, "ISO 8601 UTC timestamp with milliseconds"', (body) => fieldsProblem(body, ['expiresAt'])),
-  everyObject('create.is-nwc-boolean', 'isNwc is a boolean (in every payment request received)', 'Resources: isNwc, a boolean, always; "The mode is reported in every payment request response by the field isNwc"', (body) => fieldsProblem(body, ['isNwc'])),
-  everyObject('create.fee-fields', 'feeAmount and feePercentage are numbers (in every payment request received)', 'Resources: feeAmount "Fee in satoshis" and feePercentage "Fee percentage applied", numbers, always', (body) => fieldsProblem(body, ['feeAmount', 'feePercentage'])),
+  everyObject('create.invoice-present', ['spec.resource.invoice-present', 'spec.create.201-fields'], 'invoice is a non-empty string (in every payment request received)', 'Resources: invoice, a string, present "on create; on read" (BOLT11 text)', (body) => fieldsProblem(body, ['invoice'])),
+  everyObject('create.payment-hash-format', ['spec.resource.payment-hash-present', 'spec.create.201-fields'], 'paymentHash is 64 hex digits (in every payment request received)', 'Resources: paymentHash, a string, present "on create; on read"', (body) => fieldsProblem(body, ['paymentHash'])),
+  everyObject('create.expires-at-format', ['spec.resource.expires-at', 'spec.create.201-fields'], 'expiresAt is an ISO 8601 UTC timestamp with milliseconds (in every payment request received)', 'Resources: expiresAt, always, "ISO 8601 UTC timestamp with milliseconds"', (body) => fieldsProblem(body, ['expiresAt'])),
+  everyObject('create.is-nwc-boolean', ['spec.resource.is-nwc', 'spec.service.is-nwc-every-response', 'spec.create.201-fields'], 'isNwc is a boolean (in every payment request received)', 'Resources: isNwc, a boolean, always; "The mode is reported in every payment request response by the field isNwc"', (body) => fieldsProblem(body, ['isNwc'])),
+  everyObject('create.fee-fields', ['spec.resource.fee-amount', 'spec.resource.fee-percentage', 'spec.fees.fields', 'spec.create.201-fields'], 'feeAmount and feePercentage are numbers (in every payment request received)', 'Resources: feeAmount "Fee in satoshis" and feePercentage "Fee percentage applied", numbers, always', (body) => fieldsProblem(body, ['feeAmount', 'feePercentage'])),
   everyObject(
     'create.timestamps-format',
+    ['spec.resource.created-at', 'spec.resource.updated-at', 'spec.create.201-fields'],
     'createdAt and updatedAt are ISO 8601 UTC timestamps (in every payment request received)',
     'Resources: createdAt and updatedAt, always, "ISO 8601 UTC timestamp"',
     (body) => fieldsProblem(body, ['createdAt', 'updatedAt']),
@@ -212,6 +222,7 @@ export const createChecks: Check[] = [
   ),
   everyObject(
     'create.updated-at-not-before-created',
+    ['contract.reading.updated-at-not-before'],
     'updatedAt is not before createdAt (in every payment request received)',
     'Resources: updatedAt "changes when the record changes" (so it starts at creation)',
     (body) =>
@@ -221,14 +232,15 @@ export const createChecks: Check[] = [
     undefined,
     'SHOULD',
   ),
-  everyObject('create.no-destination-wallet', 'destinationWallet is in no response', 'Resources: destinationWallet "is stored with the request … It is not among the fields shown in responses"', (body) =>
+  everyObject('create.no-destination-wallet', ['spec.resource.destination-wallet-hidden'], 'destinationWallet is in no response', 'Resources: destinationWallet "is stored with the request … It is not among the fields shown in responses"', (body) =>
     has(body, 'destinationWallet') ? `expected no destinationWallet field, got ${show(body.destinationWallet)}` : undefined,
   ),
-  everyObject('create.no-preimage', 'No preimage unless completed', 'Resources: preimage "available after successful completion"', (body) =>
+  everyObject('create.no-preimage', ['spec.resource.preimage-absent-before'], 'No preimage unless completed', 'Resources: preimage "available after successful completion"', (body) =>
     body.status !== 'completed' && has(body, 'preimage') ? `status ${show(body.status)}: expected no preimage field, got one` : undefined,
   ),
   everyObject(
     'create.nwc-relay-only-when-nwc',
+    ['spec.resource.nwc-relay-only-when-nwc', 'contract.reading.nwc-relay-absent'],
     'nwcRelay is absent when isNwc is false',
     'Resources: nwcRelay "Present only when isNwc is true"',
     (body) => (body.isNwc === false && has(body, 'nwcRelay') ? `isNwc false: expected no nwcRelay field, got ${show(body.nwcRelay)}` : undefined),
@@ -238,6 +250,7 @@ export const createChecks: Check[] = [
   ),
   everyCreate(
     'create.default-expiry',
+    ['spec.create.expires-in-optional', 'contract.reading.expires-at'],
     'Without expiresIn, expiresAt is createdAt + 3600 s (every 201 of a create without expiresIn)',
     'Limits',
     'Create: expiresIn "default 3600"; Limits: "expiresIn default: 3600 seconds"',
@@ -246,6 +259,7 @@ export const createChecks: Check[] = [
   ),
   {
     id: 'create.expires-in-honoured',
+    holds: ['spec.create.expires-in-seconds', 'contract.reading.expires-at'],
     title: 'With expiresIn, expiresAt is createdAt + expiresIn (every 201 of a create with expiresIn)',
     section: CREATE,
     statement: 'Create: expiresIn, "Validity in seconds"',
@@ -260,6 +274,7 @@ export const createChecks: Check[] = [
   },
   {
     id: 'create.without-metadata',
+    holds: ['spec.create.metadata-optional'],
     title: 'A create without metadata is accepted and echoes amount and description; every 201 without metadata shows none (absent, null or {})',
     section: CREATE,
     statement: 'Create: metadata, "Required: no"',
@@ -284,6 +299,7 @@ export const createChecks: Check[] = [
   },
   {
     id: 'create.mode-from-account',
+    holds: ['spec.service.mode-from-account'],
     title: 'The caller cannot choose the mode: isNwc, nwcRelay or a mode in the body are rejected (400) or change nothing',
     section: 'What the service does',
     statement: 'What the service does: the payment mode is "selected automatically from the account configuration and not chosen by the caller"',
@@ -301,6 +317,7 @@ export const createChecks: Check[] = [
   },
   {
     id: 'create.unique-ids',
+    holds: ['spec.resource.id-identifies'],
     title: 'Requests get different ids, payment hashes and invoices (also when created at once)',
     section: RESOURCE,
     statement: 'Resources: a payment request is "Identified by id"',

@@ -49,6 +49,7 @@ async function askEveryCombination(context: CheckContext): Promise<void> {
 export const endpointChecks: Check[] = [
   {
     id: 'endpoints.json-responses',
+    holds: ['spec.endpoints.json'],
     title: 'Every answer of every endpoint (201, 200, 400, 401, 404) is labelled application/json and is JSON',
     section: 'Endpoints',
     statement: 'Endpoints: "All endpoints … use JSON"',
@@ -74,6 +75,7 @@ export const endpointChecks: Check[] = [
   },
   {
     id: 'versioning.version-in-path',
+    holds: ['spec.endpoints.prefix'],
     title: 'The version is the path\'s: headers naming another version (API-Version: 2 …) change nothing',
     section: 'Versioning',
     statement: 'Versioning: "The current version is v1. All endpoints are prefixed with /api/v1/. The version is carried in the path."',

@@ -84,6 +84,7 @@ async function expectFees(context: CheckContext, rows: ReadonlyArray<[number, nu
 export const feeChecks: Check[] = [
   {
     id: 'fees.table',
+    holds: ['spec.fees.examples', 'spec.fees.below-threshold', 'spec.fees.from-threshold'],
     title: "The spec's fee table: 21, 100, 500 → 10 sats; 1,000 → 5; 10,000 → 50",
     section: SECTION,
     statement: 'Fee rules: "Checks that follow from the rules": 21, 100, 500 → 10; 1,000 → 5; 10,000 → 50',
@@ -93,6 +94,7 @@ export const feeChecks: Check[] = [
   },
   {
     id: 'fees.threshold-edge',
+    holds: ['spec.fees.below-threshold', 'spec.fees.from-threshold'],
     title: 'The 1,000-sat threshold: 999 sats → 10 (the minimum), 1,000 sats → 5 (0.5 %)',
     section: SECTION,
     statement: 'Fee rules: "less than 1,000 sats: the higher of 10 sats and 0.5 %"; "1,000 sats or more: 0.5 % of the amount"',
@@ -106,6 +108,7 @@ export const feeChecks: Check[] = [
   },
   {
     id: 'fees.percentage-from-threshold',
+    holds: ['spec.fees.percentage-10000'],
     title: 'feePercentage is 0.5 for 1,000 and 10,000 sats, and for every request of 1,000 sats or more the run received',
     section: SECTION,
     statement: 'Fee rules: "A 10,000-sat payment shows feePercentage 0.5"; "1,000 sats or more: 0.5 % of the amount"',
@@ -126,6 +129,7 @@ export const feeChecks: Check[] = [
   },
   {
     id: 'fees.rounding-above-threshold',
+    holds: ['spec.fees.from-threshold'],
     title: 'Above 1,000 sats the fee is 0.5 % rounded one way (floor, round or ceil), the same for every request the run received',
     section: SECTION,
     statement: 'Fee rules: 0.5 % of the amount ("Rounding of the fee … not shown": one rounding, any)',
@@ -155,6 +159,7 @@ export const feeChecks: Check[] = [
   },
   {
     id: 'fees.percentage-below-threshold',
+    holds: ['spec.resource.fee-percentage'],
     title: 'Below 1,000 sats feePercentage is the rate (0.5) or the effective percentage (fee ÷ amount × 100), the same reading for every request the run received',
     section: SECTION,
     statement: 'Fee rules: "the feePercentage value for payments under 1,000 sats: not shown" (one reasonable reading, consistently)',
@@ -181,6 +186,7 @@ export const feeChecks: Check[] = [
   },
   {
     id: 'fees.accepted-amounts',
+    holds: ['spec.service.fee-charged', 'spec.fees.below-threshold', 'spec.fees.from-threshold'],
     title: 'Every payment request the run received (amounts of 1e3, 21, fractions, millions…; every key) has the fee of the rules for its amount',
     section: SECTION,
     statement: 'What the service does: "A fee is charged on each payment"; Fee rules: under 1,000 sats the higher of 10 sats and 0.5 %, from 1,000 sats 0.5 %',
@@ -199,6 +205,7 @@ export const feeChecks: Check[] = [
   },
   {
     id: 'fees.same-in-both-modes',
+    holds: ['spec.service.fee-same-both-modes'],
     title: 'The fee is the same in custodial and non-custodial mode',
     section: 'What the service does',
     statement: 'What the service does: "The fee amount is the same in both modes"',

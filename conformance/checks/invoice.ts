@@ -89,6 +89,7 @@ export type Decoded = ReceivedInvoice & { decoded: DecodedInvoice };
  */
 function everyInvoice(
   id: string,
+  holds: readonly string[],
   title: string,
   statement: string,
   problemOf: (entry: Decoded, context: CheckContext) => string | undefined | Promise<string | undefined>,
@@ -96,6 +97,7 @@ function everyInvoice(
 ): Check {
   return {
     id,
+    holds,
     title,
     section: options.section ?? SECTION,
     statement,
@@ -140,6 +142,7 @@ export function custodialSigners(entries: readonly Decoded[]): Map<string, Decod
 export const invoiceChecks: Check[] = [
   everyInvoice(
     'invoice.decodes',
+    ['spec.resource.invoice-bolt11', 'contract.invoice.valid'],
     'Every invoice decodes as BOLT11 (bolt11 package) with a signature that recovers a node key',
     'Resources: invoice, "The Lightning invoice (BOLT11 text)"',
     (entry) => (/^0[23][0-9a-f]{64}$/.test(entry.decoded.payeeNodeKey) ? undefined : `expected the signature to recover a 33-byte node key, got ${show(entry.decoded.payeeNodeKey)}`),
@@ -152,6 +155,7 @@ export const invoiceChecks: Check[] = [
   ),
   everyInvoice(
     'invoice.signature-valid',
+    ['contract.invoice.valid'],
     'Every invoice signature verifies (checked a second time with @noble/curves)',
     'Resources: invoice, "The Lightning invoice (BOLT11 text)" (BOLT 11: signed by the payee)',
     async ({ invoice, decoded }, context) => {
@@ -163,6 +167,7 @@ export const invoiceChecks: Check[] = [
   ),
   everyInvoice(
     'invoice.network',
+    ['contract.invoice.network'],
     'Every invoice prefix names a Bitcoin network (lnbcrt, lntbs, lntb, lnbc)',
     'What the service does: "creates Bitcoin Lightning payment requests"',
     // Simnet (lnsb) decodes, but it is a btcd test harness, not a Bitcoin network a wallet pays on.
@@ -175,6 +180,7 @@ export const invoiceChecks: Check[] = [
   ),
   {
     id: 'invoice.one-network',
+    holds: ['contract.invoice.network'],
     title: "All the invoices of one server are on one network (custodial and non-custodial alike)",
     section: SECTION,
     statement: 'What the service does: one service creates the payment requests of both modes (a payer on one chain can pay every one)',
@@ -191,17 +197,18 @@ export const invoiceChecks: Check[] = [
       );
     },
   },
-  everyInvoice('invoice.amount', 'Every invoice amount is the amount in sats', 'What the service does: "Amounts are in satoshis" (the invoice asks amount × 1,000 msat)', ({ body, decoded }) =>
+  everyInvoice('invoice.amount', ['contract.invoice.amount', 'spec.service.sats'], 'Every invoice amount is the amount in sats', 'What the service does: "Amounts are in satoshis" (the invoice asks amount × 1,000 msat)', ({ body, decoded }) =>
     invoiceProblems(body, decoded).find((problem) => problem.startsWith('amount')),
   ),
-  everyInvoice('invoice.payment-hash', 'Every invoice payment hash is paymentHash', 'Resources: paymentHash, "Payment hash for tracking" (the invoice\'s)', ({ body, decoded }) =>
+  everyInvoice('invoice.payment-hash', ['contract.invoice.payment-hash', 'spec.resource.payment-hash-tracking'], 'Every invoice payment hash is paymentHash', 'Resources: paymentHash, "Payment hash for tracking" (the invoice\'s)', ({ body, decoded }) =>
     hexValue(decoded.paymentHash) === hexValue(body.paymentHash) ? undefined : `expected the invoice's payment hash to be paymentHash ${show(body.paymentHash)}, got ${show(decoded.paymentHash)}`,
   ),
-  everyInvoice('invoice.payment-secret', 'Every invoice carries a payment secret (32 bytes)', 'Resources: invoice, BOLT11 text (BOLT 11: "A writer MUST include exactly one s field")', ({ decoded }) =>
+  everyInvoice('invoice.payment-secret', ['contract.invoice.payment-secret'], 'Every invoice carries a payment secret (32 bytes)', 'Resources: invoice, BOLT11 text (BOLT 11: "A writer MUST include exactly one s field")', ({ decoded }) =>
     decoded.paymentSecret !== undefined && HEX_64.test(decoded.paymentSecret) ? undefined : `expected a payment secret (s field) of 64 hex digits, got ${show(decoded.paymentSecret)}`,
   ),
   everyInvoice(
     'invoice.expiry-default',
+    ['contract.invoice.expiry', 'spec.create.expires-in-optional'],
     'Without expiresIn the invoice expiry is 3600 s (every invoice of a request created without it)',
     'Create: expiresIn "Validity in seconds; default 3600" (the invoice\'s validity)',
     ({ decoded }) => (decoded.expireTime === 3600 ? undefined : `expected an expiry of 3600 s (x field, or none for the default), got ${decoded.expireTime} s`),
@@ -209,6 +216,7 @@ export const invoiceChecks: Check[] = [
   ),
   everyInvoice(
     'invoice.expiry-given',
+    ['contract.invoice.expiry'],
     'With expiresIn the invoice expiry is expiresIn (every invoice of a request created with it; of others, expiresAt − createdAt)',
     'Create: expiresIn "Validity in seconds" (the invoice\'s validity)',
     ({ body, decoded, origin }) => {
@@ -221,6 +229,7 @@ export const invoiceChecks: Check[] = [
   ),
   everyInvoice(
     'invoice.description',
+    ['contract.invoice.description'],
     'The invoice description is the description (d), or its SHA-256 (h), for every description that fits a d field',
     'Resources: description, "Description of the payment" (the invoice\'s)',
     ({ body, decoded }) => descriptionProblem(body.description, decoded),
@@ -228,6 +237,7 @@ export const invoiceChecks: Check[] = [
   ),
   everyInvoice(
     'invoice.long-description',
+    ['contract.invoice.description'],
     'A description too long for the d field (255 × "⚡", 765 UTF-8 bytes, and every other) is committed to by h = SHA-256',
     'Resources: description "at most 255 characters" (BOLT 11: a description that does not fit goes as its hash)',
     ({ body, decoded }) => descriptionProblem(body.description, decoded),
@@ -245,13 +255,14 @@ export const invoiceChecks: Check[] = [
   ),
   everyInvoice(
     'invoice.description-in-d',
+    ['contract.invoice.description'],
     'A description that fits the d field (at most 639 UTF-8 bytes) goes in d, not only as its hash in h',
     'Resources: description, "Description of the payment" (the payer\'s wallet shows d; h only where d cannot hold it: SHOULD)',
     ({ body, decoded }) =>
       decoded.description !== undefined ? undefined : `the description ${show(body.description)} fits a d field (${utf8ToBytes(String(body.description)).length} UTF-8 bytes), but the invoice carries only its hash (h)`,
     { applies: ({ body }) => fitsD(body.description), level: 'SHOULD' },
   ),
-  everyInvoice('invoice.timestamp', 'Every invoice timestamp is createdAt (whole seconds, ±1 s)', 'Resources: createdAt (the invoice is created then)', ({ body, decoded }) => {
+  everyInvoice('invoice.timestamp', ['contract.invoice.timestamp'], 'Every invoice timestamp is createdAt (whole seconds, ±1 s)', 'Resources: createdAt (the invoice is created then)', ({ body, decoded }) => {
     const created = timeOf(body.createdAt);
     if (!Number.isFinite(created)) return `createdAt is not a readable timestamp: ${show(body.createdAt)}`;
     const expected = Math.floor(created / 1000);
@@ -261,6 +272,7 @@ export const invoiceChecks: Check[] = [
   }),
   {
     id: 'invoice.one-service-node',
+    holds: ['contract.invoice.signer-custodial'],
     title: 'All custodial invoices (isNwc false) are signed by one node: the service\'s',
     section: 'What the service does',
     statement: 'What the service does: custodial payments are "processed by the service\'s managed system" (its node is the payee of every custodial invoice)',

@@ -210,18 +210,19 @@ async function staysTerminal(
 }
 
 /** A lifecycle check; `last` to review every answer the run received. */
-function lifecycleCheck(id: string, title: string, statement: string, run: Check['run'], needs?: Check['needs'], last = false): Check {
-  return { id, title, section: SECTION, statement, level: 'MUST', profile: 'lifecycle', ...(needs ? { needs } : {}), ...(last ? { last } : {}), run };
+function lifecycleCheck(id: string, holds: readonly string[], title: string, statement: string, run: Check['run'], needs?: Check['needs'], last = false): Check {
+  return { id, holds, title, section: SECTION, statement, level: 'MUST', profile: 'lifecycle', ...(needs ? { needs } : {}), ...(last ? { last } : {}), run };
 }
 
 /** The lifecycle checks. */
 export const lifecycleChecks: Check[] = [
-  lifecycleCheck('lifecycle.completes', 'A paid request reads completed on GET (the status endpoint: lifecycle.status-endpoint-completed)', 'States: completed, "Paid"', async (context) => {
+  lifecycleCheck('lifecycle.completes', ['spec.states.completed', 'contract.control.complete', 'contract.control.same-keys'], 'A paid request reads completed on GET (the status endpoint: lifecycle.status-endpoint-completed)', 'States: completed, "Paid"', async (context) => {
     const { after } = await sharedCompletion(context);
     assert(after.status === 'completed', `after payment (waited up to ${settleMs(context) / 1000} s): expected GET status "completed", got ${show(after.status)}`);
   }),
   lifecycleCheck(
     'lifecycle.preimage',
+    ['spec.states.completed', 'spec.get.preimage-when-completed', 'spec.resource.preimage-proof', 'contract.invoice.preimage', 'contract.control.complete'],
     'Every answer that reads completed carries a preimage whose SHA-256 is paymentHash',
     'States: completed, "a preimage is then available"; Resources: preimage, "proof of payment"',
     async (context) => {
@@ -237,20 +238,21 @@ export const lifecycleChecks: Check[] = [
     undefined,
     true,
   ),
-  lifecycleCheck('lifecycle.updated-at-moves', 'Completion moves updatedAt forward', 'Resources: updatedAt "changes when the record changes (for example on completion)"', async (context) => {
+  lifecycleCheck('lifecycle.updated-at-moves', ['spec.resource.updated-at-changes', 'contract.control.complete'], 'Completion moves updatedAt forward', 'Resources: updatedAt "changes when the record changes (for example on completion)"', async (context) => {
     const { before, after } = await sharedCompletion(context);
     assert(
       timeOf(after.updatedAt) > timeOf(before.updatedAt),
       `expected updatedAt after completion to be later than ${show(before.updatedAt)} (before), got ${show(after.updatedAt)}`,
     );
   }),
-  lifecycleCheck('lifecycle.status-endpoint-completed', 'The status endpoint agrees: exactly {"status": "completed"}', 'Get status: "status, one of pending, completed, expired, failed" (completed once paid)', async (context) => {
+  lifecycleCheck('lifecycle.status-endpoint-completed', ['spec.status.agrees'], 'The status endpoint agrees: exactly {"status": "completed"}', 'Get status: "status, one of pending, completed, expired, failed" (completed once paid)', async (context) => {
     const { created, statusAnswer } = await sharedCompletion(context);
     const statusAfter = expectExactStatus(statusAnswer, `GET ${requestPath(created.id, true)} after payment`);
     assert(statusAfter === 'completed', `after payment: expected {"status": "completed"}, got status ${show(statusAfter)}`);
   }),
   lifecycleCheck(
     'lifecycle.completed-fields',
+    ['spec.get.200', 'contract.reading.created-at-fixed'],
     'A request that moved on (completed, failed, expired) keeps the values of its other fields, on every GET (their formats: the create.* checks)',
     'Get: "Payment request object as above … and preimage when completed" (the other values unchanged)',
     async (context) => {
@@ -266,6 +268,7 @@ export const lifecycleChecks: Check[] = [
   ),
   lifecycleCheck(
     'lifecycle.updated-at-every-transition',
+    ['spec.resource.updated-at-changes'],
     'updatedAt moves forward on every transition the run saw and never goes back (every pair of answers about one request)',
     'Resources: updatedAt "changes when the record changes (for example on completion)"',
     async (context) => {
@@ -285,6 +288,7 @@ export const lifecycleChecks: Check[] = [
   ),
   lifecycleCheck(
     'lifecycle.expiry-boundary',
+    ['spec.states.expired', 'contract.control.expired-on-clock', 'contract.control.clock-now', 'contract.control.clock-advance', 'contract.control.json'],
     "A request reads pending just before its expiresAt and expired just after, on the account's clock (both endpoints)",
     'States: expired, "Validity period (expiresIn) elapsed" (pending until then; CONTRACT: on the account\'s clock)',
     expiryBoundary,
@@ -292,6 +296,7 @@ export const lifecycleChecks: Check[] = [
   ),
   lifecycleCheck(
     'lifecycle.fails',
+    ['spec.states.failed', 'contract.control.fail', 'spec.resource.preimage-absent-before'],
     'A failed payment reads failed on both endpoints, without a preimage',
     'States: failed, "Payment failed"',
     async (context) => {
@@ -306,6 +311,7 @@ export const lifecycleChecks: Check[] = [
   ),
   lifecycleCheck(
     'lifecycle.expires-by-clock',
+    ['spec.states.expired', 'contract.control.expired-on-clock', 'contract.control.clock-advance'],
     'A request past its expiresIn reads expired on both endpoints (clock moved on 61 s)',
     'States: expired, "Validity period (expiresIn) elapsed"',
     async (context) => {
@@ -318,6 +324,7 @@ export const lifecycleChecks: Check[] = [
   ),
   lifecycleCheck(
     'lifecycle.completed-stays-completed',
+    ['contract.control.terminal-unchanged'],
     'A completed request stays completed when a failure is attempted',
     'States: completed, "Paid" (a paid request is not later unpaid)',
     async (context) => {
@@ -333,6 +340,7 @@ export const lifecycleChecks: Check[] = [
   ),
   lifecycleCheck(
     'lifecycle.expired-stays-expired',
+    ['contract.control.terminal-unchanged'],
     'An expired request stays expired when a payment is attempted',
     'States: expired, "Validity period (expiresIn) elapsed" (an elapsed validity does not come back)',
     async (context) => {
@@ -344,6 +352,7 @@ export const lifecycleChecks: Check[] = [
   ),
   lifecycleCheck(
     'lifecycle.failed-stays-failed',
+    ['contract.control.terminal-unchanged'],
     'A failed request stays failed when a payment is attempted',
     'States: failed, "Payment failed" (the payment of a failed request does not later succeed)',
     async (context) => {

@@ -44,8 +44,8 @@ function sharedNwcRead(context: CheckContext): Promise<Record<string, any>> {
  * A check with the NWC key; `last` (by default) to review every answer the run received, after
  * the NWC request is created and read (asked first, so every review sees those answers).
  */
-function nwcCheck(id: string, title: string, section: string, statement: string, level: Check['level'], run: Check['run'], last = true): Check {
-  return { id, title, section, statement, level, profile: 'core', needs: ['nwcKey'], ...(last ? { last, ask: sharedNwcRead } : {}), run };
+function nwcCheck(id: string, holds: readonly string[], title: string, section: string, statement: string, level: Check['level'], run: Check['run'], last = true): Check {
+  return { id, holds, title, section, statement, level, profile: 'core', needs: ['nwcKey'], ...(last ? { last, ask: sharedNwcRead } : {}), run };
 }
 
 const isRelay = (value: unknown) => typeof value === 'string' && value.trim().length > 0;
@@ -57,11 +57,12 @@ function outcomeOf(answer: ApiAnswer): string {
 
 /** The NWC checks. */
 export const nwcChecks: Check[] = [
-  nwcCheck('nwc.create-fields', 'A create with the NWC key is accepted with a payment request object (its fields: the create.* checks)', RESOURCE, 'Create: "201 Created: Payment request object" (for a key of a non-custodial account too)', 'MUST', async (context) => {
+  nwcCheck('nwc.create-fields', ['spec.create.201', 'spec.create.201-fields'], 'A create with the NWC key is accepted with a payment request object (its fields: the create.* checks)', RESOURCE, 'Create: "201 Created: Payment request object" (for a key of a non-custodial account too)', 'MUST', async (context) => {
     await sharedNwcRequest(context);
   }, false),
   nwcCheck(
     'nwc.is-nwc-true',
+    ['spec.resource.is-nwc', 'spec.service.mode-from-account'],
     'isNwc is true for an NWC account, on every 201 and GET of the NWC key',
     'What the service does',
     'Resources: isNwc "true = non-custodial, using the connected wallet"; mode "selected automatically from the account configuration"',
@@ -72,27 +73,28 @@ export const nwcChecks: Check[] = [
       assertEvery(answers, 'payment requests of the NWC key', ({ body }) => (body.isNwc === true ? undefined : `expected isNwc true, got ${show(body.isNwc)}`));
     },
   ),
-  nwcCheck('nwc.relay-on-get', 'Every GET carries nwcRelay, a non-empty string, when isNwc is true', 'Endpoints › Get a payment request', 'Get: "It additionally carries nwcRelay when isNwc is true"', 'MUST', async (context) => {
+  nwcCheck('nwc.relay-on-get', ['spec.get.nwc-relay', 'contract.nwc.relay-in-responses'], 'Every GET carries nwcRelay, a non-empty string, when isNwc is true', 'Endpoints › Get a payment request', 'Get: "It additionally carries nwcRelay when isNwc is true"', 'MUST', async (context) => {
     await sharedNwcRead(context);
     const reads = receivedPaymentRequests(context).filter(({ kind, body }) => kind === 'read' && body.isNwc === true);
     assertEvery(reads, 'GETs of non-custodial requests', ({ body }) => (isRelay(body.nwcRelay) ? undefined : `isNwc true: expected nwcRelay a non-empty string, got ${show(body.nwcRelay)}`));
   }),
-  nwcCheck('nwc.relay-on-create', 'Every 201 carries nwcRelay, a non-empty string, when isNwc is true', RESOURCE, 'Resources: nwcRelay, "Relay address used for non-custodial payments. Present only when isNwc is true" (not in the 201 list: SHOULD)', 'SHOULD', async (context) => {
+  nwcCheck('nwc.relay-on-create', ['contract.nwc.relay-in-responses'], 'Every 201 carries nwcRelay, a non-empty string, when isNwc is true', RESOURCE, 'Resources: nwcRelay, "Relay address used for non-custodial payments. Present only when isNwc is true" (not in the 201 list: SHOULD)', 'SHOULD', async (context) => {
     await sharedNwcRequest(context);
     const creates = receivedPaymentRequests(context).filter(({ kind, body }) => kind === 'create' && body.isNwc === true);
     assertEvery(creates, '201s of non-custodial requests', ({ body }) => (isRelay(body.nwcRelay) ? undefined : `isNwc true: expected nwcRelay a non-empty string, got ${show(body.nwcRelay)}`));
   }),
-  nwcCheck('nwc.get-equals-create', 'Every GET of an NWC request returns the fields and values of its create', 'Endpoints › Get a payment request', 'Get: "Payment request object as above" (for a non-custodial request too)', 'MUST', async (context) => {
+  nwcCheck('nwc.get-equals-create', ['spec.get.200'], 'Every GET of an NWC request returns the fields and values of its create', 'Endpoints › Get a payment request', 'Get: "Payment request object as above" (for a non-custodial request too)', 'MUST', async (context) => {
     await sharedNwcRead(context);
     everyLaterRead(context, (origin) => origin.key === 'nwc');
   }),
-  nwcCheck('nwc.status-exact', 'The status endpoint of an NWC request is exactly {"status": …}', 'Endpoints › Get a payment request status', 'Get status: "JSON object with one field: status" (for a non-custodial request too)', 'MUST', async (context) => {
+  nwcCheck('nwc.status-exact', ['spec.status.200-one-field'], 'The status endpoint of an NWC request is exactly {"status": …}', 'Endpoints › Get a payment request status', 'Get status: "JSON object with one field: status" (for a non-custodial request too)', 'MUST', async (context) => {
     const { id } = await sharedNwcRequest(context);
     const status = await getStatus(context, id, { key: context.options.nwcKey! });
     assert(status === 'pending', `the status endpoint (NWC key): expected "pending" for a new request, got ${show(status)}`);
   }, false),
   nwcCheck(
     'nwc.invoice',
+    ['spec.resource.invoice-bolt11'],
     "Every invoice of the NWC key decodes with a valid signature, its amount, payment hash and a payment secret",
     RESOURCE,
     'Resources: invoice, "The Lightning invoice (BOLT11 text)" (for a non-custodial request too)',
@@ -116,6 +118,7 @@ export const nwcChecks: Check[] = [
   ),
   nwcCheck(
     'nwc.same-limits',
+    ['spec.create.description-max', 'spec.create.amount-minimum'],
     'The NWC key meets the limits on both sides as the main key does: 0, 1, 20 and 21 sats; descriptions of 255 and 256 characters',
     'Limits',
     'Limits: the minimum amount and "description length: at most 255 characters" are the service\'s (the mode only decides where the payment goes)',
@@ -141,6 +144,7 @@ export const nwcChecks: Check[] = [
   ),
   nwcCheck(
     'nwc.invoice-from-wallet',
+    ['spec.service.nwc-through-wallet', 'contract.nwc.wallet-invoice'],
     "No non-custodial invoice is signed by the node of the custodial ones: the payment goes to the connected wallet",
     'What the service does',
     'Resources: destinationWallet "For non-custodial payments … the payment goes directly to the connected wallet"; What the service does: non-custodial payments are "processed through the caller\'s connected Lightning wallet"',
@@ -159,6 +163,7 @@ export const nwcChecks: Check[] = [
   ),
   nwcCheck(
     'nwc.payee-is-wallet',
+    ['spec.resource.destination-wallet-records-only', 'spec.service.nwc-through-wallet', 'contract.invoice.signer-nwc'],
     "All invoices of the NWC key pay one node, the connected wallet's: each names the same payee (BOLT11 n, or the key its signature recovers)",
     'What the service does',
     'What the service does: non-custodial payments are "processed through the caller\'s connected Lightning wallet"; Resources: destinationWallet, "the payment goes directly to the connected wallet" (one wallet: its node is the payee of every invoice of the account)',
@@ -182,6 +187,7 @@ export const nwcChecks: Check[] = [
   ),
   {
     id: 'nwc.completes-with-wallet-preimage',
+    holds: ['spec.states.completed', 'spec.resource.preimage-proof'],
     title: "An NWC request paid through an NWC wallet (--payer-nwc-url) completes, with the preimage that wallet's payment returned (its SHA-256 is paymentHash)",
     section: 'States and transitions',
     statement:

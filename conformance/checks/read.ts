@@ -71,12 +71,14 @@ export function everyLaterRead(context: CheckContext, of: (origin: Origin) => bo
 const UNKNOWN_IDS = [
   {
     id: 'read.unknown-id-404',
+    holds: ['spec.get.404', 'spec.status.404'],
     unknown: 'pr_doesnotexist000',
     title: 'An unknown id (pr_doesnotexist000) → 404 on GET and on the status endpoint',
     statement: 'Get, Get status: "404 Not Found: No payment request with that identifier"',
   },
   {
     id: 'read.unprefixed-id-404',
+    holds: ['spec.get.404', 'spec.status.404'],
     unknown: 'doesnotexist000',
     title: 'An id without the pr_ prefix (doesnotexist000) → 404 on both endpoints',
     statement: 'Get, Get status: "404 Not Found: No payment request with that identifier" (whatever its shape)',
@@ -115,6 +117,7 @@ function crossReads(context: CheckContext): Promise<Array<{ what: string; answer
 export const readChecks: Check[] = [
   {
     id: 'read.get-fields',
+    holds: ['spec.get.200', 'spec.resource.invoice-present', 'spec.resource.payment-hash-present'],
     title: 'GET of a request just created answers 200 with a JSON object (its fields: the create.* checks)',
     section: GET,
     statement: 'Get: "200 OK: Payment request object as above"',
@@ -126,6 +129,7 @@ export const readChecks: Check[] = [
   },
   {
     id: 'read.get-equals-create',
+    holds: ['spec.get.200', 'contract.reading.created-at-fixed', 'contract.reading.updated-at-only-on-change'],
     title: 'Every GET of a pending request returns the same fields and values as its create (updatedAt may only move forward)',
     section: GET,
     statement: 'Get: "200 OK: Payment request object as above" (the same request: the same values)',
@@ -143,6 +147,7 @@ export const readChecks: Check[] = [
   },
   {
     id: 'read.status-exact',
+    holds: ['spec.status.200-one-field', 'spec.resource.status-values'],
     title: 'The status endpoint answers exactly {"status": …}, one of the four states',
     section: STATUS,
     statement: 'Get status: "200 OK: JSON object with one field: status, one of pending, completed, expired, failed"',
@@ -155,6 +160,7 @@ export const readChecks: Check[] = [
   },
   {
     id: 'read.status-agrees',
+    holds: ['spec.status.agrees'],
     title: 'The status endpoint agrees with GET (pending for a new request)',
     section: STATUS,
     statement: 'Get status: the status of the payment request (the one GET shows)',
@@ -167,8 +173,9 @@ export const readChecks: Check[] = [
     },
   },
   ...UNKNOWN_IDS.map(
-    ({ id, unknown, title, statement }): Check => ({
+    ({ id, holds, unknown, title, statement }): Check => ({
       id,
+      holds,
       title,
       section: 'Errors',
       statement,
@@ -184,6 +191,7 @@ export const readChecks: Check[] = [
   ),
   {
     id: 'read.other-account-hidden',
+    holds: ['spec.get.404', 'spec.status.404'],
     title: "Another account's payment request is not readable (4xx, nothing of it revealed)",
     section: 'Authentication',
     statement: 'Authentication: the API key is the account\'s; Get: 404 for "No payment request with that identifier" (of this account)',
@@ -200,6 +208,7 @@ export const readChecks: Check[] = [
   },
   {
     id: 'read.other-account-404',
+    holds: ['spec.get.404', 'spec.status.404'],
     title: "Another account's payment request reads as 404, as if it did not exist",
     section: 'Errors',
     statement: 'Errors: 404, "Payment request with the given identifier does not exist" (for this account)',

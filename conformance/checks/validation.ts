@@ -18,6 +18,7 @@ const LIMITS = 'Limits';
 /** A check made of probes: it fails naming every probe whose answer breaks the rule. */
 interface ProbeGroup {
   id: string;
+  holds: readonly string[];
   title: string;
   section: string;
   statement: string;
@@ -38,6 +39,7 @@ const REJECTIONS: ProbeGroup[] = [
   ...REQUIRED_FIELDS.map(
     (field): ProbeGroup => ({
       id: `validation.missing-${field === 'destinationWallet' ? 'destination-wallet' : field}`,
+      holds: [`spec.create.${field === 'destinationWallet' ? 'destination-wallet' : field}-required`],
       title: `Missing ${field} → 400`,
       section: ERRORS,
       statement: `Create: ${field} is required; "400 Bad Request: Invalid input (missing required field …)"`,
@@ -47,6 +49,7 @@ const REJECTIONS: ProbeGroup[] = [
   ),
   {
     id: 'validation.amount-string',
+    holds: ['spec.create.amount-number'],
     title: 'amount as a string ("1000") → 400',
     section: ERRORS,
     statement: 'Create: amount is a number; "400: invalid amount"',
@@ -55,6 +58,7 @@ const REJECTIONS: ProbeGroup[] = [
   },
   {
     id: 'validation.amount-zero',
+    holds: ['spec.create.amount-invalid', 'spec.create.amount-minimum'],
     title: 'amount 0 (also written -0 and 0.0) → 400',
     section: ERRORS,
     statement: 'Errors: "400: invalid amount, amount below the minimum" (the minimum is 21 or 1 sats)',
@@ -63,6 +67,7 @@ const REJECTIONS: ProbeGroup[] = [
   },
   {
     id: 'validation.amount-negative',
+    holds: ['spec.create.amount-invalid'],
     title: 'A negative amount → 400',
     section: ERRORS,
     statement: 'Errors: "400: invalid amount"',
@@ -71,6 +76,7 @@ const REJECTIONS: ProbeGroup[] = [
   },
   {
     id: 'validation.description-too-long',
+    holds: ['spec.create.description-max'],
     title: 'A description of 256 characters (ASCII, "⚡" or astral "😀") → 400',
     section: LIMITS,
     statement: 'Limits: description length "at most 255 characters"',
@@ -84,6 +90,7 @@ const REJECTIONS: ProbeGroup[] = [
   },
   {
     id: 'validation.destination-wallet-not-address',
+    holds: ['spec.create.destination-wallet-address'],
     title: 'A destinationWallet not shaped <name>@<domain> → 400',
     section: CREATE,
     statement: 'Create: destinationWallet is a "Lightning address, shaped <name>@<domain>"',
@@ -92,6 +99,7 @@ const REJECTIONS: ProbeGroup[] = [
   },
   {
     id: 'validation.wrong-types',
+    holds: ['spec.create.amount-number', 'spec.create.description-string', 'spec.create.expires-in-number', 'spec.create.destination-wallet-address', 'spec.create.metadata-object'],
     title: 'Every field given a value of another JSON type (string, number, boolean, null, array, object) → 400',
     section: CREATE,
     statement: 'Create: the request body table types amount and expiresIn as number, description and destinationWallet as string',
@@ -100,6 +108,7 @@ const REJECTIONS: ProbeGroup[] = [
   },
   {
     id: 'validation.metadata-not-object',
+    holds: ['spec.create.metadata-object'],
     title: 'metadata that is not an object (a string, a number, a boolean, an array) → 400',
     section: CREATE,
     statement: 'Create: metadata is an object of "custom key-value pairs"',
@@ -112,6 +121,7 @@ const REJECTIONS: ProbeGroup[] = [
 const VALUES: ProbeGroup[] = [
   {
     id: 'create.amount-values',
+    holds: ['spec.resource.amount'],
     title: 'amount: the same number however written (1e3, 1000.0) is accepted as 1000; fractions and huge numbers are rejected or echoed exactly',
     section: CREATE,
     statement: 'Resources: amount is the "Amount in satoshis" of the request (a value create accepts comes back as sent)',
@@ -134,6 +144,7 @@ const VALUES: ProbeGroup[] = [
   },
   {
     id: 'create.description-values',
+    holds: ['spec.resource.description'],
     title: 'description: Unicode, emoji, quotes and markup are echoed exactly; empty, blank, control characters, astral-heavy ones are rejected or echoed exactly',
     section: CREATE,
     statement: 'Resources: description is the "Description of the payment" (a value create accepts comes back as sent)',
@@ -158,6 +169,7 @@ const VALUES: ProbeGroup[] = [
   },
   {
     id: 'validation.description-255-accepted',
+    holds: ['spec.create.description-max'],
     title: 'A description of exactly 255 characters (ASCII, "⚡", "é") is accepted and echoed',
     section: LIMITS,
     statement: 'Limits: description length "at most 255 characters" (255 are allowed)',
@@ -170,6 +182,7 @@ const VALUES: ProbeGroup[] = [
   },
   {
     id: 'create.destination-wallet-values',
+    holds: ['spec.create.destination-wallet-address'],
     title: 'destinationWallet: Lightning addresses are accepted; unusual ones are accepted or rejected with 400',
     section: CREATE,
     statement: 'Create: destinationWallet is a "Lightning address, shaped <name>@<domain>"',
@@ -189,6 +202,7 @@ const VALUES: ProbeGroup[] = [
   },
   {
     id: 'create.expires-in-values',
+    holds: ['spec.create.expires-in-seconds', 'contract.reading.expires-at'],
     title: 'expiresIn: whole seconds (however written) are reflected in expiresAt; edge values are rejected or reflected exactly',
     section: CREATE,
     statement: 'Create: expiresIn is the "Validity in seconds" (expiresAt = createdAt + expiresIn)',
@@ -211,6 +225,7 @@ const VALUES: ProbeGroup[] = [
   },
   {
     id: 'create.metadata-values',
+    holds: ['spec.resource.metadata-as-given', 'contract.reading.metadata-untouched'],
     title: 'metadata: any object comes back key for key (nested, Unicode keys, __proto__, empty); null, very deep or large ones may be rejected',
     section: 'Resources › Payment request',
     statement: 'Resources: metadata, "Custom key-value pairs supplied at creation, returned as given"',
@@ -237,6 +252,7 @@ const VALUES: ProbeGroup[] = [
 const SHOULD_REJECT: ProbeGroup[] = [
   {
     id: 'validation.amount-fractional',
+    holds: ['spec.create.amount-invalid'],
     title: 'A fractional amount (100.5 sats) → 400',
     section: ERRORS,
     statement: 'Resources: amount is in satoshis (whole units of Lightning amounts the invoice can carry); "400: invalid amount"',
@@ -245,6 +261,7 @@ const SHOULD_REJECT: ProbeGroup[] = [
   },
   {
     id: 'validation.expires-in-not-positive',
+    holds: ['spec.create.expires-in-seconds'],
     title: 'expiresIn 0 or negative → 400',
     section: CREATE,
     statement: 'Create: expiresIn is the "Validity in seconds" (none, or a negative one, is no validity)',
@@ -256,6 +273,7 @@ const SHOULD_REJECT: ProbeGroup[] = [
 function probeCheck(group: ProbeGroup): Check {
   return {
     id: group.id,
+    holds: group.holds,
     title: group.title,
     section: group.section,
     statement: group.statement,
@@ -329,6 +347,7 @@ export const validationChecks: Check[] = [
   ...REJECTIONS.map(probeCheck),
   {
     id: 'validation.minimum-amount',
+    holds: ['spec.create.amount-minimum'],
     title: 'Below the minimum amount → 400 (21 sats or 1 sat; --min-amount pins one)',
     section: LIMITS,
     statement: 'Limits: minimum amount "21 sats (amounts below are rejected with 400) … and 1 sat in another"',
@@ -339,6 +358,7 @@ export const validationChecks: Check[] = [
   ...VALUES.map(probeCheck),
   {
     id: 'validation.malformed-json',
+    holds: ['spec.endpoints.json', 'spec.create.body-object'],
     title: 'A malformed JSON body → 4xx, never 5xx',
     section: ERRORS,
     statement: 'Endpoints: "use JSON"; Errors: "400: Invalid input"',
@@ -351,6 +371,7 @@ export const validationChecks: Check[] = [
   },
   {
     id: 'validation.malformed-json-400',
+    holds: ['spec.create.body-object'],
     title: 'A malformed JSON body → 400',
     section: ERRORS,
     statement: 'Errors: "400: Invalid input" (a body that is not JSON is invalid input)',
@@ -363,6 +384,7 @@ export const validationChecks: Check[] = [
   },
   {
     id: 'validation.non-object-body',
+    holds: ['spec.create.body-object'],
     title: 'A JSON body that is not an object (an array) → 4xx, never 5xx',
     section: ERRORS,
     statement: 'Create: "Request body (JSON object)"; Errors: "400: Invalid input"',
@@ -376,6 +398,7 @@ export const validationChecks: Check[] = [
   ...SHOULD_REJECT.map(probeCheck),
   {
     id: 'validation.error-names-field',
+    holds: ['spec.create.400-details'],
     title: 'A 400 body names the offending field',
     section: ERRORS,
     statement: 'Errors: "The 400 response body may contain details about the error"',

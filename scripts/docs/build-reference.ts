@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ALL_CHECKS } from '../../conformance/checks/index.js';
-import { coverageTable } from '../../conformance/coverage-table.js';
+import { coverageTable, openPointsTable, statementCounts, statementTable } from '../../conformance/coverage-table.js';
 import { CLI_COMMANDS } from '../../src/cli/command-list.js';
 import { DETAIL_CODE_CATALOGUE } from '../../src/core/errors/detail-codes.js';
 import { ERROR_CATALOGUE } from '../../src/core/errors/errors.js';
@@ -52,18 +52,35 @@ function overview(): string {
       '- [HTTP API](/reference/http-api.md): every operation of the OpenAPI document.',
       '- [Errors and detail codes](/reference/errors.md): every error code and `details[].code`.',
       '- [Accounts file](/reference/accounts-file.md): every field of `--config FILE`.',
-      '- [Conformance checks](/reference/conformance-checks.md): every check of `lnpr conformance`.',
+      '- [Conformance checks](/reference/conformance-checks.md): every statement of the spec and CONTRACT.md, and every check of `lnpr conformance` that holds it.',
     ].join('\n'),
   });
 }
 
 function conformanceChecks(): string {
+  const counts = statementCounts();
   return generatedPage({
     title: 'Conformance checks',
     order: 5,
-    source: 'the checks of the conformance suite (conformance/checks)',
+    source: 'the statement table (conformance/statements.ts) and the checks of the conformance suite (conformance/checks)',
     body: [
-      `Every check \`lnpr conformance\` runs (${ALL_CHECKS.length}), with the statement of the spec it enforces, ordered by the spec's sections.`,
+      `Every normative statement of the spec and of CONTRACT.md, stated once (${counts.spec} of the spec, ${counts.contract} of CONTRACT.md), with what holds it.`,
+      `A client sees ${counts.v1} of them through \`/api/v1\` and ${counts.control} through the \`/sandbox/v1\` control API that the \`full\` profile holds a target to: ${counts.heldByChecks} are held by checks of \`lnpr conformance\`, ${counts.gaps} are gaps no check holds yet (each says why).`,
+      `The other ${counts.sandbox + counts.notOverHttp} are this sandbox's own (its webhooks, wallets, pages, CLI, files, PostgreSQL, packages: ${counts.sandbox} over HTTP, ${counts.notOverHttp} not) and name the test of this repository that holds them instead, or why none does.`,
+      '',
+      '## Statements',
+      '',
+      statementTable(),
+      '',
+      '## Open points',
+      '',
+      'Where the sources leave a fact open, every reading below conforms (CONTRACT.md, "Open points"): none of them is a fault, and the suite must pass each.',
+      '',
+      openPointsTable(),
+      '',
+      '## Checks',
+      '',
+      `Every check \`lnpr conformance\` runs (${ALL_CHECKS.length}), with the statements it holds and the spec's words it enforces, ordered by the spec's sections.`,
       'A `MUST` check fails the run; a `SHOULD` check only warns. `core` checks treat the target as a black box; `lifecycle` ones move requests on.',
       '',
       coverageTable(),

@@ -404,6 +404,7 @@ describe('payCommand', () => {
     const out = join(dir, 'pay-runner.txt');
     const check: Check = {
       id: 'test.pays',
+      holds: [],
       title: 'completes a request',
       section: 'Test',
       level: 'MUST',
