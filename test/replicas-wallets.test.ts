@@ -3,87 +3,25 @@
  * balancer (test/support/replica-set.ts), a funded test wallet and the default NWC account, Alby's
  * `@getalby/sdk` 7 connected through the balancer with the wallet's nwcUrl. `getInfo` and
  * `payInvoice` work; then the replica running the relay and serving both accounts is SIGKILLed,
- * and within 10 s of the kill the wallet's
- * kind-13194 info event is on the relay again (nostr-tools, through the balancer), a new client
+ * and within 10 s of the kill the wallet's kind-13194 info event is on the relay again
+ * (nostr-tools, through the balancer), a new client
  * gets `getInfo` and pays a new invoice (custodial and NWC account), and the requests complete.
  * What the client connected before the kill does is recorded; a wallet made after the takeover
  * works too. Skipped, saying why, where no PostgreSQL binaries exist (never in CI).
  */
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import type { Event } from 'nostr-tools/pure';
-import { Relay } from 'nostr-tools/relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdk, type SdkClient } from './support/alby-sdk.js';
 import { parseNwcUrl } from './support/nostr-tools-nwc.js';
 import { postgresAvailable, startPostgresCluster, type PostgresCluster } from './support/postgres-cluster.js';
 import { freshDatabase } from './support/postgres-database.js';
 import { startReplicaSet, type ReplicaSet } from './support/replica-set.js';
-import { api, createBody, KEYS, type ApiInit } from './support/sandbox-server.js';
-import { sleep } from './support/waiting.js';
+import { createBody, KEYS, type ApiInit } from './support/sandbox-server.js';
+import { bounded, boundedApi, describeError, infoEvents, retryUntil } from './support/bounded-waits.js';
 
 const available = postgresAvailable();
 if (!available.ok) console.warn(`replica wallet tests skipped: ${available.why}`);
-
-/** `promise`, or a rejection naming `what` after `ms`. */
-function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** A thrown thing as a short line (nostr-tools rejects with plain strings or events too). */
-function describeError(error: unknown): string {
-  const text = error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
-  return text.slice(0, 200);
-}
-
-/** One request (sandbox-server.ts `api`), given up on after 15 s: every wait here is bounded. */
-function boundedApi(baseUrl: string, path: string, init: ApiInit = {}): ReturnType<typeof api> {
-  return bounded(api(baseUrl, path, init), 15_000, `${init.method ?? (init.body === undefined ? 'GET' : 'POST')} ${path}`);
-}
-
-/** Tries `attempt` until it resolves or `deadline` (epoch ms) passes; resolves with its value and the failures seen. */
-async function retryUntil<T>(deadline: number, attempt: (msLeft: number) => Promise<T>): Promise<{ value: T; failures: string[] }> {
-  const failures: string[] = [];
-  for (;;) {
-    const left = deadline - Date.now();
-    if (left <= 0) throw new Error(`not before the deadline (${failures.length} failed tries; the last: ${failures.at(-1)})`);
-    try {
-      return { value: await attempt(left), failures };
-    } catch (error) {
-      failures.push(describeError(error));
-      await sleep(200);
-    }
-  }
-}
-
-/** The wallet's newest kind-13194 info events on the relay at `relayUrl` (REQ until EOSE). */
-async function infoEvents(relayUrl: string, walletPubkey: string, ms: number): Promise<Event[]> {
-  const relay = await bounded(Relay.connect(relayUrl), ms, `connecting to ${relayUrl}`);
-  try {
-    return await bounded(
-      new Promise<Event[]>((resolve, reject) => {
-        const events: Event[] = [];
-        let done = false;
-        const sub = relay.subscribe([{ kinds: [13194], authors: [walletPubkey] }], {
-          onevent: (event) => events.push(event),
-          oneose: () => {
-            done = true;
-            sub.close();
-            resolve(events);
-          },
-          // Closed before its EOSE (the socket closed, or CLOSED from the relay): a failed try.
-          onclose: (reason) => done || reject(new Error(`REQ closed before EOSE: ${reason}`)),
-        });
-      }),
-      ms,
-      'REQ kind 13194',
-    );
-  } finally {
-    relay.close();
-  }
-}
 
 describe.skipIf(!available.ok)('NWC wallets through three replicas, across a SIGKILL of the replica running the relay and serving the accounts', () => {
   let cluster: PostgresCluster;
