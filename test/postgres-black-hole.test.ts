@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliServer, type CliProcess } from './support/cli-process.js';
 import { postgresAvailable, startPostgresCluster, type PostgresCluster } from './support/postgres-cluster.js';
-import { freshDatabase } from './support/postgres-database.js';
+import { freshDatabase, query } from './support/postgres-database.js';
 import { createBody, KEYS } from './support/sandbox-server.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { sleep, until } from './support/waiting.js';
@@ -179,8 +179,20 @@ describe.skipIf(!available.ok)('the database hangs (a black hole between a repli
     // Measured first, asserted last: what the network's return does is worth knowing either way.
     proxy.mode = 'pass';
     const healedAt = Date.now();
-    const back = await firstTime(healedAt, 15_000, async () => (await createWithin(other.url, 3_000)).status === 201).catch(() => undefined);
+    const tries: string[] = [];
+    const back = await firstTime(healedAt, 15_000, async () => {
+      const answer = await createWithin(other.url, 3_000);
+      tries.push(`${answer.status} ${answer.code ?? ''} in ${answer.ms} ms`);
+      return answer.status === 201;
+    }).catch(() => undefined);
     const tookOver = other.output().stdout.includes('serving account acct_custodial (taken over)');
+    if (back === undefined) {
+      // For the report: what the tries got, what the replica said, and who the database says owns the account.
+      const direct = url.replace(`:${proxy.port}/`, `:${cluster.port}/`);
+      const owners = await query(direct, `select o.replica_id, r.url, r.fenced, exists (select 1 from pg_locks l where l.locktype = 'advisory' and l.classid = 232302::oid and l.objid::bigint = o.replica_id and l.objsubid = 2 and l.granted) as alive from lnpr_owners o left join lnpr_replicas r on r.id = o.replica_id where o.account_id = 'acct_custodial'`);
+      const sessions = await query(direct, `select application_name, state, client_port, backend_start from pg_stat_activity where datname = current_database() and application_name like 'lnpr%'`);
+      console.log(`not served after the network passed: tries ${JSON.stringify(tries.slice(0, 3))}…${tries.length} in all; owner ${JSON.stringify(owners)} (killed replica ${owner.url}); sessions ${JSON.stringify(sessions)}; other's output ${JSON.stringify(other.output()).slice(-3_000)}`);
+    }
     console.log(
       `black hole, the account's owner killed: the other replica's healthz 503 after ${healthAfter} ms of the hole; after the kill a write got ${refused.status} ${refused.code ?? ''} ` +
         `in ${refused.ms} ms, healthz ${health.status} in ${health.ms} ms; it serves the account ${back ?? 'not within 15 000'} ms after the network passed ` +
