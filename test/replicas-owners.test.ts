@@ -339,6 +339,14 @@ describe.skipIf(!available.ok)('accounts served by their owners across three rep
     expect(relisted.body.data.map((entry: { id: string }) => entry.id)).not.toContain(account.id);
     // Nobody serves it any more (a refused key must not make a replica claim the account again).
     expect(await set!.ownerOf(account.id)).toBeUndefined();
+
+    // An account C knows only from a listing (its key never used through C), deleted through B:
+    // its key through C is refused too, and C does not take the deleted account up.
+    const listedOnly: MadeAccount = (await boundedApi(a.url, '/sandbox/v1/accounts', { key: KEYS.admin, body: { mode: 'custodial', name: 'listed only' } })).body;
+    expect((await boundedApi(c.url, '/sandbox/v1/accounts', { key: KEYS.admin })).body.data.map((entry: { id: string }) => entry.id)).toContain(listedOnly.id);
+    expect((await boundedApi(b.url, `/sandbox/v1/accounts/${listedOnly.id}`, { key: KEYS.admin, method: 'DELETE' })).status).toBe(204);
+    const throughC = await boundedApi(c.url, '/api/v1/payment-requests', { key: listedOnly.keys.secret, body: createBody() });
+    expect([throughC.status, await set!.ownerOf(listedOnly.id), serves(c, listedOnly.id)]).toEqual([401, undefined, false]);
     console.log(`replicas-owners: an account made through A was used through B and read through C ${usableMs} ms after its creation began; its keys refused through all 3 and the balancer (12 requests) in ${refusedMs} ms after the DELETE`);
   });
 });
