@@ -12,6 +12,7 @@ const SLOW_SUITES = [
   'test/postgres-*.test.ts',
   'test/replicas.test.ts',
   'test/replicas-wallets.test.ts',
+  'test/replicas-owners.test.ts',
   'test/shared-sandbox.test.ts',
 ];
 const skipSlow = process.env.LNPR_SLOW_SUITES === 'skip';

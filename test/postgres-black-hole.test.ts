@@ -4,14 +4,14 @@
  * never answers, as a network partition or a frozen database host does. A stopped local server
  * (postgres-outage.test.ts) refuses at once, so it cannot show a wait with no bound. The contract's
  * "database away" holds here too: `/healthz` 503 within 5 s, a write 503 `storage_unavailable`
- * within 30 s (never a 500, 502 or 504, never a hang), SIGTERM ends a leader and a standby within
+ * within 30 s (never a 500, 502 or 504, never a hang), SIGTERM ends the relay's replica and another within
  * seconds, and once the network passes again the replica serves by itself within 15 s.
  * Skipped, saying why, where no PostgreSQL binaries exist (never in CI: LNPR_REQUIRE_POSTGRES=1).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliServer, type CliProcess } from './support/cli-process.js';
 import { postgresAvailable, startPostgresCluster, type PostgresCluster } from './support/postgres-cluster.js';
-import { freshDatabase } from './support/postgres-database.js';
+import { freshDatabase, query } from './support/postgres-database.js';
 import { createBody, KEYS } from './support/sandbox-server.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { sleep, until } from './support/waiting.js';
@@ -64,6 +64,14 @@ async function firstTime(since: number, withinMs: number, check: () => Promise<b
   throw new Error(`not within ${withinMs} ms`);
 }
 
+/**
+ * How long a replica told to stop may take while the database hangs: each step of its shutdown is
+ * bounded (requests in flight answered 503 within seconds, the store's last flush 2 s, each lock's
+ * connection 2 s, then it exits a second later whatever its sockets do): 5-8 s measured on a busy
+ * 2-core machine; the bug this guards against held a replica for minutes.
+ */
+const EXIT_BOUND_MS = 12_000;
+
 describe.skipIf(!available.ok)('the database hangs (a black hole between a replica and PostgreSQL)', () => {
   let cluster: PostgresCluster;
   const proxies: TcpProxy[] = [];
@@ -96,7 +104,7 @@ describe.skipIf(!available.ok)('the database hangs (a black hole between a repli
   it('healthz 503 within 5 s, writes 503 storage_unavailable within 30 s (in flight and new), serving again within 15 s of the network passing', { timeout: 120_000 }, async () => {
     const { proxy, url } = await proxiedDatabase();
     const cli = await replica(url);
-    await until(() => cli.output().stdout.includes('leading the sandbox'), 15_000, () => cli.output());
+    await until(() => cli.output().stdout.includes('serving as replica'), 15_000, () => cli.output());
     const kept = await createWithin(cli.url, 10_000);
     expect(kept.status).toBe(201);
     expect(await healthWithin(cli.url, 5_000)).toBe(200);
@@ -141,81 +149,96 @@ describe.skipIf(!available.ok)('the database hangs (a black hole between a repli
     expect(read.status).toBe(200);
   });
 
-  // FAILS TODAY (a real bug, reported, not fixed here: src/ is being reworked). The standby's forward
-  // to the dead leader is refused, so it forgets the leader's URL and reads `lnpr_leader` again
-  // (leader-directory.ts `find`), and that read has no time bound: the forwarder's 10 s wait is
-  // checked only between reads, so the request (and `/healthz`) hangs as long as the database does.
-  it.fails('a standby whose leader dies while the database hangs: 503 within 30 s (healthz within 5 s), then it takes over within 15 s of the network passing', { timeout: 120_000 }, async () => {
+  // Found with the old shape (one leader): a standby whose forward to the dead leader was refused
+  // read `lnpr_leader` again with no time bound, so its requests and `/healthz` hung as long as the
+  // database did. Now the account's owner dies instead: the other replica must take the account
+  // over, which it cannot while the database hangs, and must say 503 meanwhile, never hang.
+  it('a replica whose account\'s owner dies while the database hangs: 503 within 30 s (healthz within 5 s), then it takes the account over within 15 s of the network passing', { timeout: 120_000 }, async () => {
     const { proxy, url } = await proxiedDatabase();
-    const leader = await replica(url);
-    await until(() => leader.output().stdout.includes('leading the sandbox'), 15_000, () => leader.output());
-    const standby = await replica(url);
-    // The standby has forwarded to the leader: it knows where the leader is.
-    const kept = await createWithin(standby.url, 10_000);
+    const owner = await replica(url);
+    await until(() => owner.output().stdout.includes('serving as replica'), 15_000, () => owner.output());
+    // acct_custodial is served by the first replica (first used through it); the other forwards to it.
+    const kept = await createWithin(owner.url, 10_000);
     expect(kept.status).toBe(201);
+    const other = await replica(url);
+    await until(() => other.output().stdout.includes('serving as replica'), 15_000, () => other.output());
+    expect((await createWithin(other.url, 10_000)).status).toBe(201);
+    expect([owner, other].map((cli) => cli.output().stdout.includes('serving account acct_custodial'))).toEqual([true, false]);
 
     proxy.mode = 'black-hole';
     const holeAt = Date.now();
-    const healthAfter = await firstTime(holeAt, 15_000, async () => (await healthWithin(standby.url, 5_000)) === 503);
-    leader.child.kill('SIGKILL');
-    await leader.exited;
-    // The standby's forward fails: it must look for a leader in a database that does not answer.
-    const [refused, health] = await Promise.all([createWithin(standby.url, 35_000), (async () => {
+    const healthAfter = await firstTime(holeAt, 15_000, async () => (await healthWithin(other.url, 5_000)) === 503);
+    owner.child.kill('SIGKILL');
+    await owner.exited;
+    // The other replica's forward fails: it must find the account's owner in a database that does not answer.
+    const [refused, health] = await Promise.all([createWithin(other.url, 35_000), (async () => {
       const started = Date.now();
-      return { status: await healthWithin(standby.url, 10_000), ms: Date.now() - started };
+      return { status: await healthWithin(other.url, 10_000), ms: Date.now() - started };
     })()]);
 
     // Measured first, asserted last: what the network's return does is worth knowing either way.
     proxy.mode = 'pass';
     const healedAt = Date.now();
-    const back = await firstTime(healedAt, 15_000, async () => (await createWithin(standby.url, 3_000)).status === 201).catch(() => undefined);
+    const tries: string[] = [];
+    const back = await firstTime(healedAt, 15_000, async () => {
+      const answer = await createWithin(other.url, 3_000);
+      tries.push(`${answer.status} ${answer.code ?? ''} in ${answer.ms} ms`);
+      return answer.status === 201;
+    }).catch(() => undefined);
+    const tookOver = other.output().stdout.includes('serving account acct_custodial (taken over)');
+    if (back === undefined) {
+      // For the report: what the tries got, what the replica said, and who the database says owns the account.
+      const direct = url.replace(`:${proxy.port}/`, `:${cluster.port}/`);
+      const owners = await query(direct, `select o.replica_id, r.url, r.fenced, exists (select 1 from pg_locks l where l.locktype = 'advisory' and l.classid = 232302::oid and l.objid::bigint = o.replica_id and l.objsubid = 2 and l.granted) as alive from lnpr_owners o left join lnpr_replicas r on r.id = o.replica_id where o.account_id = 'acct_custodial'`);
+      const sessions = await query(direct, `select application_name, state, client_port, backend_start from pg_stat_activity where datname = current_database() and application_name like 'lnpr%'`);
+      console.log(`not served after the network passed: tries ${JSON.stringify(tries.slice(0, 3))}…${tries.length} in all; owner ${JSON.stringify(owners)} (killed replica ${owner.url}); sessions ${JSON.stringify(sessions)}; other's output ${JSON.stringify(other.output()).slice(-3_000)}`);
+    }
     console.log(
-      `black hole, leader killed: the standby's healthz 503 after ${healthAfter} ms of the hole; after the kill a write got ${refused.status} ${refused.code ?? ''} ` +
-        `in ${refused.ms} ms, healthz ${health.status} in ${health.ms} ms; the standby serves ${back ?? 'not within 15 000'} ms after the network passed ` +
-        `(${standby.output().stdout.includes('leading the sandbox') ? 'it leads now' : 'it does not lead'})`,
+      `black hole, the account's owner killed: the other replica's healthz 503 after ${healthAfter} ms of the hole; after the kill a write got ${refused.status} ${refused.code ?? ''} ` +
+        `in ${refused.ms} ms, healthz ${health.status} in ${health.ms} ms; it serves the account ${back ?? 'not within 15 000'} ms after the network passed ` +
+        `(${tookOver ? 'taken over' : 'not taken over'})`,
     );
     expect(healthAfter).toBeLessThan(5_000 + 1_000);
     expect([refused.status, refused.code]).toEqual([503, 'storage_unavailable']);
     expect(refused.ms).toBeLessThan(30_000);
     expect([health.status, health.ms < 5_000 + 1_000]).toEqual([503, true]);
     expect(back).toBeDefined();
-    const read = await fetch(`${standby.url}/api/v1/payment-requests/${kept.id}`, { headers: { authorization: `Bearer ${KEYS.custodial}` }, signal: AbortSignal.timeout(10_000) });
+    expect(tookOver).toBe(true);
+    const read = await fetch(`${other.url}/api/v1/payment-requests/${kept.id}`, { headers: { authorization: `Bearer ${KEYS.custodial}` }, signal: AbortSignal.timeout(10_000) });
     expect(read.status).toBe(200);
   });
 
-  // FAILS TODAY (a real bug, reported, not fixed here: src/ is being reworked). Both replicas finish
-  // their shutdown within ~3 s, but the process does not exit: postgres.js ends each connection
-  // with `socket.end()` (a FIN after Terminate), and a peer that never answers never closes its
-  // side, so the half-closed sockets keep Node's event loop alive (seen with
-  // process._getActiveHandles(): only PostgreSQL sockets, readOnly). They exit at once when the
-  // network passes again; against a real black hole that is when TCP gives up (minutes). A stopped
-  // local server closes those sockets at once, which is why postgres-outage.test.ts passes.
-  it.fails('SIGTERM while the database hangs: the leader and a standby exit within a few seconds', { timeout: 90_000 }, async () => {
+  // Found with the old shape: the shutdown finished within ~3 s but the process stayed alive,
+  // held by half-closed sockets to PostgreSQL (postgres.js ends them with a FIN, and a peer that
+  // never answers never closes its side) until TCP gave up (minutes). Fixed: a replica told to
+  // stop exits a second after its shutdown whatever its sockets do. "The relay's replica" runs
+  // the relay and serves the account; the other forwards to it.
+  it('SIGTERM while the database hangs: the relay\'s replica and another exit within a few seconds', { timeout: 90_000 }, async () => {
     const { proxy, url } = await proxiedDatabase();
-    const leader = await replica(url);
-    await until(() => leader.output().stdout.includes('leading the sandbox'), 15_000, () => leader.output());
-    expect((await createWithin(leader.url, 10_000)).status).toBe(201);
-    const standby = await replica(url);
-    expect((await createWithin(standby.url, 10_000)).status).toBe(201);
+    const relayReplica = await replica(url);
+    await until(() => relayReplica.output().stdout.includes('running the relay'), 15_000, () => relayReplica.output());
+    expect((await createWithin(relayReplica.url, 10_000)).status).toBe(201);
+    const other = await replica(url);
+    expect((await createWithin(other.url, 10_000)).status).toBe(201);
 
     proxy.mode = 'black-hole';
-    // Writes in flight as the network goes, through the leader and the standby: neither may hold the exit up.
-    const pending = [createWithin(leader.url, 20_000), createWithin(standby.url, 20_000)];
+    // Writes in flight as the network goes, through each: neither may hold the exit up.
+    const pending = [createWithin(relayReplica.url, 20_000), createWithin(other.url, 20_000)];
     await sleep(1_000);
     const started = Date.now();
-    leader.child.kill('SIGTERM');
-    standby.child.kill('SIGTERM');
+    relayReplica.child.kill('SIGTERM');
+    other.child.kill('SIGTERM');
     const bound = (exited: Promise<number | string>) => Promise.race([exited.then((code) => ({ code, ms: Date.now() - started })), sleep(20_000).then(() => ({ code: 'still running after 20 s', ms: 20_000 }))]);
-    const [leaderExit, standbyExit] = await Promise.all([bound(leader.exited), bound(standby.exited)]);
+    const [relayExit, otherExit] = await Promise.all([bound(relayReplica.exited), bound(other.exited)]);
     const answers = await Promise.all(pending);
     console.log(
-      `SIGTERM while the database hangs: the leader exited (${leaderExit.code}) after ${leaderExit.ms} ms, the standby (${standbyExit.code}) after ${standbyExit.ms} ms; ` +
+      `SIGTERM while the database hangs: the relay's replica exited (${relayExit.code}) after ${relayExit.ms} ms, the other (${otherExit.code}) after ${otherExit.ms} ms; ` +
         `writes in flight got ${answers.map((answer) => `${answer.status} ${answer.code ?? ''} after ${answer.ms} ms`).join(', ')}`,
     );
-    if (leaderExit.ms >= 8_000 || standbyExit.ms >= 8_000) for (const [name, cli] of [['leader', leader], ['standby', standby]] as const) console.log(`${name}'s output:\n${JSON.stringify(cli.output(), null, 1)}`);
+    if (relayExit.ms >= EXIT_BOUND_MS || otherExit.ms >= EXIT_BOUND_MS) for (const [name, cli] of [['relay replica', relayReplica], ['other', other]] as const) console.log(`${name}'s output:\n${JSON.stringify(cli.output(), null, 1)}`);
     // A write cut short by the exit may lose its connection (status 0); none got a 500, 502 or 504.
     expect(answers.filter((answer) => answer.status !== 0 && answer.status !== 503)).toEqual([]);
-    expect(leaderExit.ms).toBeLessThan(8_000);
-    expect(standbyExit.ms).toBeLessThan(8_000);
+    expect(relayExit.ms).toBeLessThan(EXIT_BOUND_MS);
+    expect(otherExit.ms).toBeLessThan(EXIT_BOUND_MS);
   });
 });

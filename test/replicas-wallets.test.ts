@@ -2,89 +2,28 @@
  * NWC wallets across a takeover: three `lnpr serve --database-url` replicas behind a round-robin
  * balancer (test/support/replica-set.ts), a funded test wallet and the default NWC account, Alby's
  * `@getalby/sdk` 7 connected through the balancer with the wallet's nwcUrl. `getInfo` and
- * `payInvoice` work; then the leader is SIGKILLed, and within 10 s of the kill the wallet's
- * kind-13194 info event is on the relay again (nostr-tools, through the balancer), a new client
+ * `payInvoice` work; then the replica running the relay and serving both accounts is SIGKILLed,
+ * and within 10 s of the kill the wallet's kind-13194 info event is on the relay again
+ * (nostr-tools, through the balancer), a new client
  * gets `getInfo` and pays a new invoice (custodial and NWC account), and the requests complete.
  * What the client connected before the kill does is recorded; a wallet made after the takeover
  * works too. Skipped, saying why, where no PostgreSQL binaries exist (never in CI).
  */
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import type { Event } from 'nostr-tools/pure';
-import { Relay } from 'nostr-tools/relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdk, type SdkClient } from './support/alby-sdk.js';
 import { parseNwcUrl } from './support/nostr-tools-nwc.js';
 import { postgresAvailable, startPostgresCluster, type PostgresCluster } from './support/postgres-cluster.js';
 import { freshDatabase } from './support/postgres-database.js';
 import { startReplicaSet, type ReplicaSet } from './support/replica-set.js';
-import { api, createBody, KEYS, type ApiInit } from './support/sandbox-server.js';
-import { sleep } from './support/waiting.js';
+import { createBody, KEYS, type ApiInit } from './support/sandbox-server.js';
+import { bounded, boundedApi, describeError, infoEvents, retryUntil } from './support/bounded-waits.js';
 
 const available = postgresAvailable();
 if (!available.ok) console.warn(`replica wallet tests skipped: ${available.why}`);
 
-/** `promise`, or a rejection naming `what` after `ms`. */
-function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** A thrown thing as a short line (nostr-tools rejects with plain strings or events too). */
-function describeError(error: unknown): string {
-  const text = error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
-  return text.slice(0, 200);
-}
-
-/** One request (sandbox-server.ts `api`), given up on after 15 s: every wait here is bounded. */
-function boundedApi(baseUrl: string, path: string, init: ApiInit = {}): ReturnType<typeof api> {
-  return bounded(api(baseUrl, path, init), 15_000, `${init.method ?? (init.body === undefined ? 'GET' : 'POST')} ${path}`);
-}
-
-/** Tries `attempt` until it resolves or `deadline` (epoch ms) passes; resolves with its value and the failures seen. */
-async function retryUntil<T>(deadline: number, attempt: (msLeft: number) => Promise<T>): Promise<{ value: T; failures: string[] }> {
-  const failures: string[] = [];
-  for (;;) {
-    const left = deadline - Date.now();
-    if (left <= 0) throw new Error(`not before the deadline (${failures.length} failed tries; the last: ${failures.at(-1)})`);
-    try {
-      return { value: await attempt(left), failures };
-    } catch (error) {
-      failures.push(describeError(error));
-      await sleep(200);
-    }
-  }
-}
-
-/** The wallet's newest kind-13194 info events on the relay at `relayUrl` (REQ until EOSE). */
-async function infoEvents(relayUrl: string, walletPubkey: string, ms: number): Promise<Event[]> {
-  const relay = await bounded(Relay.connect(relayUrl), ms, `connecting to ${relayUrl}`);
-  try {
-    return await bounded(
-      new Promise<Event[]>((resolve, reject) => {
-        const events: Event[] = [];
-        let done = false;
-        const sub = relay.subscribe([{ kinds: [13194], authors: [walletPubkey] }], {
-          onevent: (event) => events.push(event),
-          oneose: () => {
-            done = true;
-            sub.close();
-            resolve(events);
-          },
-          // Closed before its EOSE (the socket closed, or CLOSED from the relay): a failed try.
-          onclose: (reason) => done || reject(new Error(`REQ closed before EOSE: ${reason}`)),
-        });
-      }),
-      ms,
-      'REQ kind 13194',
-    );
-  } finally {
-    relay.close();
-  }
-}
-
-describe.skipIf(!available.ok)('NWC wallets through three replicas, across a SIGKILL of the leader', () => {
+describe.skipIf(!available.ok)('NWC wallets through three replicas, across a SIGKILL of the replica running the relay and serving the accounts', () => {
   let cluster: PostgresCluster;
   let set: ReplicaSet | undefined;
   const clients: SdkClient[] = [];
@@ -114,9 +53,15 @@ describe.skipIf(!available.ok)('NWC wallets through three replicas, across a SIG
         return read.body;
       });
 
-    // A funded test wallet; its nwcUrl names the balancer's relay.
-    const wallet = await call('/sandbox/v1/wallets', { body: { balance: 100_000 } });
+    // A funded test wallet, made through the relay's replica (the first started), which so serves
+    // acct_custodial, as it serves acct_nwc (first used through it too): the kill below takes the
+    // relay and both accounts away at once. Its nwcUrl names the balancer's relay.
+    const relayReplica = await set.relayReplica();
+    expect(relayReplica).toBe(set.replicas[0]);
+    const wallet = await boundedApi(relayReplica!.url, '/sandbox/v1/wallets', { body: { balance: 100_000 } });
     expect(wallet.status).toBe(201);
+    expect((await boundedApi(relayReplica!.url, '/sandbox/v1/wallets', { key: KEYS.nwc })).status).toBe(200);
+    expect([await set.ownerOf('acct_custodial'), await set.ownerOf('acct_nwc')]).toEqual([relayReplica, relayReplica]);
     const { walletPubkey, relay } = parseNwcUrl(wallet.body.nwcUrl);
     expect(relay).toBe(`${balancer.replace(/^http/, 'ws')}/nostr`);
     expect((await infoEvents(relay, walletPubkey, 5_000)).length).toBe(1);
@@ -136,19 +81,17 @@ describe.skipIf(!available.ok)('NWC wallets through three replicas, across a SIG
     const custodialAfter = await call('/api/v1/payment-requests', { body: createBody({ amount: 2_100 }) });
     expect(custodialAfter.status).toBe(201);
 
-    // SIGKILL of the leader (as lnpr_leader.url names it).
-    const leader = await set.leader();
-    expect(leader).toBeDefined();
-    leader!.child.kill('SIGKILL');
+    // SIGKILL of the replica running the relay and serving both accounts.
+    expect(await set.relayReplica()).toBe(relayReplica);
+    relayReplica!.child.kill('SIGKILL');
     const killedAt = Date.now();
-    await leader!.exited;
+    await relayReplica!.exited;
     const deadline = killedAt + 10_000;
 
     // The app's own HTTP traffic meanwhile: reads through the balancer (three in a row reach both
-    // survivors) wait for the takeover and are answered. They also make each standby learn the new
-    // leader, which relay traffic alone does not (the next describe, marked it.fails): without them
-    // this test fails at random, when the new client's upgrades all land on a standby that still
-    // forwards them to the dead leader.
+    // survivors) wait for the takeover and are answered. (With the old shape they were also what
+    // made a standby forget the dead leader for WebSocket upgrades; the next describe shows relay
+    // traffic alone now suffices.)
     for (let n = 0; n < 3; n += 1) {
       const read = await bounded(call(`/api/v1/payment-requests/${custodialAfter.body.id}`), Math.max(deadline - Date.now(), 1), 'a read after the kill');
       expect([read.status, read.body.status]).toEqual([200, 'pending']);
@@ -200,8 +143,10 @@ describe.skipIf(!available.ok)('NWC wallets through three replicas, across a SIG
     const balance = await call(`/sandbox/v1/wallets/${wallet.body.id}`);
     expect(balance.body.balance).toBe(100_000 - 1_000 - 1_000 - 2_100 - 1_500);
 
+    const takenOver = set.replicas.filter((replica) => replica.output().stdout.includes('serving account acct_custodial (taken over)'));
+    expect(takenOver.length).toBe(1);
     console.log(
-      `replicas-wallets: after the SIGKILL of the leader: 3 reads answered by ${readsAfter} ms, info event back at ${infoAfter} ms (${infoBack.failures.length} failed tries), ` +
+      `replicas-wallets: after the SIGKILL of the relay's replica (serving both accounts): 3 reads answered by ${readsAfter} ms, info event back at ${infoAfter} ms (${infoBack.failures.length} failed tries), ` +
         `a new client's getInfo at ${getInfoAfter} ms (${gotInfo.failures.length} failed tries: ${gotInfo.failures.join(' | ').slice(0, 300)}), ` +
         `paid and completed at ${paidAfter} ms; the client from before the kill ${old}; balancer: ${JSON.stringify([...set.balancer.served])}`,
     );
@@ -209,7 +154,7 @@ describe.skipIf(!available.ok)('NWC wallets through three replicas, across a SIG
   });
 });
 
-describe.skipIf(!available.ok)('the relay through each surviving replica after a SIGKILL of the leader', () => {
+describe.skipIf(!available.ok)('the relay through each surviving replica after a SIGKILL of the relay\'s replica', () => {
   let cluster: PostgresCluster;
   let set: ReplicaSet | undefined;
   beforeAll(async () => {
@@ -220,38 +165,33 @@ describe.skipIf(!available.ok)('the relay through each surviving replica after a
     cluster?.destroy();
   }, 60_000);
 
-  // FAILS TODAY (a real bug, reported, not fixed here: src/ is being reworked). A standby caches
-  // the leader's URL and forgets it only when a forwarded HTTP request fails (forwarder.ts
-  // `onError` → `leaders.forget`); a WebSocket upgrade that cannot reach the dead leader goes through
-  // @fastify/http-proxy's WebSocket path, which never calls it. So a standby that forwards only
-  // relay traffic after the kill keeps sending every upgrade to the dead leader: the client's
-  // socket opens and is closed (1011) at once, every time, until some HTTP request through that
-  // standby fails and refreshes the URL. Behind a round-robin balancer HTTP traffic usually heals
-  // it within seconds (the first test), but an NWC app whose balancer pins its WebSocket (or a
-  // relay-only client) to that standby cannot reach its wallet. Contract: "within 5 s the others
-  // take over ... NWC wallets and their connections", "answered within 10 s of the kill".
-  it.fails('a REQ for the wallet\'s info event, by WebSocket only, is answered through every survivor within 10 s of the kill', { timeout: 90_000 }, async () => {
+  // Found with the old shape: a standby cached the leader's URL and forgot it only when a
+  // forwarded HTTP request failed, so with relay traffic only it kept sending every upgrade to the
+  // dead leader (an NWC app whose balancer pins its WebSocket could not reach its wallet). Each
+  // upgrade now reads the relay's replica afresh. Contract: "within 5 s the others take over ...
+  // NWC wallets and their connections", "answered within 10 s of the kill".
+  it('a REQ for the wallet\'s info event, by WebSocket only, is answered through every survivor within 10 s of the kill', { timeout: 90_000 }, async () => {
     set = await startReplicaSet(await freshDatabase(cluster), 3);
     const wallet = await boundedApi(set.balancer.url, '/sandbox/v1/wallets', { body: { balance: 10_000 } });
     expect(wallet.status).toBe(201);
     const { walletPubkey } = parseNwcUrl(wallet.body.nwcUrl);
-    const leader = await set.leader();
-    expect(leader).toBeDefined();
-    const survivors = set.replicas.filter((replica) => replica !== leader);
-    // Each survivor forwards to the leader before the kill (HTTP and the relay), so it knows where it is.
+    const relayReplica = await set.relayReplica();
+    expect(relayReplica).toBeDefined();
+    const survivors = set.replicas.filter((replica) => replica !== relayReplica);
+    // Each survivor forwards to the relay's replica before the kill (HTTP and the relay), so it knows where it is.
     for (const survivor of survivors) {
       expect((await boundedApi(survivor.url, '/healthz', { key: null })).status).toBe(200);
       expect((await infoEvents(`${survivor.url.replace(/^http/, 'ws')}/nostr`, walletPubkey, 5_000)).length).toBe(1);
     }
 
-    leader!.child.kill('SIGKILL');
+    relayReplica!.child.kill('SIGKILL');
     const killedAt = Date.now();
-    await leader!.exited;
+    await relayReplica!.exited;
     // Only relay traffic from here on: a REQ through each survivor, directly, until it is answered.
     const outcomes = await Promise.all(
       survivors.map(async (survivor) => {
         const relayUrl = `${survivor.url.replace(/^http/, 'ws')}/nostr`;
-        const leads = () => survivor.output().stdout.includes('leading the sandbox');
+        const leads = () => survivor.output().stdout.includes('running the relay');
         try {
           const { failures } = await retryUntil(killedAt + 10_000, async (left) => {
             if ((await infoEvents(relayUrl, walletPubkey, Math.min(left, 2_000))).length === 0) throw new Error('no kind-13194 event');
@@ -262,8 +202,7 @@ describe.skipIf(!available.ok)('the relay through each surviving replica after a
         }
       }),
     );
-    // The cause, shown: one HTTP request through a stuck standby (its forward fails, so it forgets
-    // the dead leader) and the relay answers through it at once.
+    // For the report: one HTTP request through each, then the relay through it again.
     const healed = await Promise.all(
       survivors.map(async (survivor) => {
         const health = await boundedApi(survivor.url, '/healthz', { key: null });

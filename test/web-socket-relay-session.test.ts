@@ -5,6 +5,7 @@
  */
 import { finalizeEvent, generateSecretKey } from 'nostr-tools/pure';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createServer, type Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
 import type { NostrEvent } from '../src/nostr/relay-session.js';
 import { webSocketRelaySession, type WebSocketRelaySession } from '../src/nostr/web-socket-relay-session.node.js';
@@ -54,6 +55,39 @@ describe('webSocketRelaySession', () => {
       session?.close();
       for (const client of silent.clients) client.terminate();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  // nostr-tools' connect timeout closes a socket still in its handshake after dropping its own
+  // `error` listener; `ws` then emits `error` with nobody listening, which ends the process (seen
+  // as a replica's crash when its own relay door stopped answering while the database hung).
+  it.each([
+    ['without', undefined],
+    ['with', () => ({ 'x-test': '1' })],
+  ])('a handshake that never ends (%s upgrade headers) times out and is tried again, never crashing the process', async (_, headers) => {
+    const sockets = new Set<Socket>();
+    const mute = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    const crashes: unknown[] = [];
+    const onCrash = (error: unknown) => crashes.push(error);
+    process.on('uncaughtException', onCrash);
+    try {
+      session = webSocketRelaySession(`ws://127.0.0.1:${(mute.address() as { port: number }).port}/nostr`, {
+        connectTimeoutMs: 150,
+        reconnectDelaysMs: [50],
+        ...(headers === undefined ? {} : { headers }),
+      });
+      // Three timed-out handshakes at least: each is a new connection to the mute server.
+      await expect.poll(() => sockets.size, { timeout: 3_000 }).toBeGreaterThanOrEqual(3);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(crashes.map(String)).toEqual([]);
+      expect(session.connected).toBe(false);
+    } finally {
+      process.off('uncaughtException', onCrash);
+      session?.close();
+      session = undefined;
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => mute.close(() => resolve()));
     }
   });
 

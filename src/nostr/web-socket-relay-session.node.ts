@@ -64,18 +64,20 @@ export class WebSocketRelaySession implements RelaySession {
     this.reconnectDelaysMs = options.reconnectDelaysMs?.length ? options.reconnectDelaysMs : DEFAULT_RECONNECT_DELAYS_MS;
     this.onError = options.onError ?? (() => {});
     const headers = options.headers;
-    // nostr-tools makes the socket with the URL only: a subclass of ws adds the headers.
-    const withHeaders =
-      headers === undefined || options.WebSocket !== undefined
-        ? undefined
-        : class extends WebSocketImpl {
-            constructor(address: string, protocols?: string | string[]) {
-              super(address, protocols, { headers: headers!() });
-            }
-          };
+    // nostr-tools makes the socket with the URL only: a subclass of ws adds the headers. It also
+    // listens to `error` for good: nostr-tools closes a socket still in its handshake (its connect
+    // timeout, or close()) after dropping its own listener, and `ws` then emits `error` with nobody
+    // listening, which would end the process. The failure still reaches nostr-tools (the attempt
+    // rejects, `onclose` runs) and the session tries again.
+    class NodeWebSocket extends WebSocketImpl {
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols, headers === undefined ? {} : { headers: headers() });
+        this.on('error', () => {});
+      }
+    }
     this.relay = new AbstractRelay(url, {
       verifyEvent: (event) => verifyEvent(event),
-      websocketImplementation: options.WebSocket ?? ((withHeaders ?? WebSocketImpl) as unknown as typeof WebSocket),
+      websocketImplementation: options.WebSocket ?? (NodeWebSocket as unknown as typeof WebSocket),
       // A ping every 29 s finds connections that died without a close frame.
       enablePing: true,
       enableReconnect: false,

@@ -129,7 +129,6 @@ export class AccountOwners {
       const self = this.#options.replicaId();
       const claim = self === undefined ? 'wait' : await withDeadline(this.#claim(accountId, self), deadline).catch(() => 'wait' as const);
       if (claim !== 'wait') {
-        if (claim.adopt) this.#unadopted.set(accountId, claim.adopt === 'first' || this.#unadopted.get(accountId) === true);
         if (!this.#unadopted.has(accountId) || (await withDeadline(this.#adopt(accountId), deadline).catch(() => false))) {
           this.#placed.set(accountId, claim.placement);
           return claim.placement;
@@ -151,8 +150,19 @@ export class AccountOwners {
     }
   }
 
-  /** One transaction: the owner as it stands, or this replica if there is none or it is gone. */
+  /**
+   * One transaction: the owner as it stands, or this replica if there is none or it is gone. What
+   * it takes is marked unadopted as it commits, even when its caller gave up waiting (a database
+   * that hung answers later): the next claim finds this replica the owner already, and must still
+   * load the account's rows before serving it.
+   */
   async #claim(accountId: string, self: number): Promise<Claim> {
+    const claim = await this.#takeOrRead(accountId, self);
+    if (claim !== 'wait' && claim.adopt) this.#unadopted.set(accountId, claim.adopt === 'first' || this.#unadopted.get(accountId) === true);
+    return claim;
+  }
+
+  async #takeOrRead(accountId: string, self: number): Promise<Claim> {
     return this.#sql.begin(async (tx): Promise<Claim> => {
       const [fresh] = await tx`insert into lnpr_owners (account_id, replica_id) values (${accountId}, ${self})
         on conflict (account_id) do nothing returning replica_id`;

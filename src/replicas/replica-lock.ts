@@ -11,9 +11,13 @@ import type { LeaseLock } from './leader-lease.js';
 /** The first key of every replica's lock (the second is its id): "lnpr" replicas. */
 export const REPLICA_LOCK_SPACE = 232_302;
 
-/** SQL: whether the replica `column` names holds its lock now. */
+/**
+ * SQL: whether the replica `column` names holds its lock now. In this database only: pg_locks
+ * shows the whole server's locks, and a replica of another sandbox on the same server has the
+ * same ids (they are numbered per database), so its lock would make a dead replica here look alive.
+ */
 export function replicaAlive(column: string): string {
-  return `exists (select 1 from pg_locks where locktype = 'advisory' and classid = ${REPLICA_LOCK_SPACE}::oid and objid::bigint = ${column} and objsubid = 2 and granted)`;
+  return `exists (select 1 from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database()) and classid = ${REPLICA_LOCK_SPACE}::oid and objid::bigint = ${column} and objsubid = 2 and granted)`;
 }
 
 /** The lock of a replica registering with `advertiseUrl`. */

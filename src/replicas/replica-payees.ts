@@ -3,7 +3,9 @@
  * of an account served elsewhere. The payer's replica asks the other live replicas which one holds
  * the invoice (every account with records has a live owner within a second or two: the sweep takes
  * over those of replicas gone), and has that one pay it as the world pays (the payee's side, its
- * request completed or its wallet credited); then it writes the payer's side itself. The two
+ * request completed or its wallet credited); then it writes the payer's side itself. One that
+ * holds it but cannot have it paid (paid already, expired) says so, and the payer hears that
+ * rather than "an invoice of another node". The two
  * replica-only routes answer only a request that carries the replicas' token (404 otherwise).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -43,11 +45,18 @@ export function replicaPayees({ otherReplicas, token }: ReplicaPayeesOptions): R
       const answers = await Promise.all(
         urls.map(async (url) => {
           const response = await post(url, FIND_PATH, { paymentHash }).catch(() => undefined);
-          return response?.status === 200 ? { url, found: (await response.json()) as { amountMsats: number; description?: string } } : undefined;
+          if (response?.status === 200) return { url, found: (await response.json()) as { amountMsats: number; description?: string } };
+          // Held there, but not payable (paid already, expired, failed): that, not "another node's".
+          if (response?.status === 409) return { url, refused: (await response.json().catch(() => ({}))) as { code?: string; message?: string } };
+          return undefined;
         }),
       );
-      const holder = answers.find((answer) => answer !== undefined);
-      if (holder === undefined) return undefined;
+      const holder = answers.find((answer) => answer?.found !== undefined);
+      if (holder?.found === undefined) {
+        const refused = answers.find((answer) => answer?.refused !== undefined)?.refused;
+        if (refused !== undefined) throw new WalletError(isNip47ErrorCode(refused.code) ? refused.code : 'PAYMENT_FAILED', refused.message ?? 'the invoice cannot be paid');
+        return undefined;
+      }
       holders.set(paymentHash, holder.url);
       return holder.found;
     },
@@ -76,13 +85,16 @@ export function registerReplicaPayeeRoutes(app: FastifyInstance, sandbox: NodeSa
     if (!guard(request, reply)) return;
     const paymentHash = String(bodyOf(request.body).paymentHash ?? '');
     const record = sandbox.store.findPaymentRequestByHash(paymentHash);
-    if (record !== undefined && asOf(record, sandbox.clocks.now(record.accountId)).status === 'pending') {
-      return reply.send({ amountMsats: record.amount * 1000, description: record.description });
+    if (record !== undefined) {
+      const { status } = asOf(record, sandbox.clocks.now(record.accountId));
+      if (status === 'pending') return reply.send({ amountMsats: record.amount * 1000, description: record.description });
+      return reply.code(409).send({ code: 'PAYMENT_FAILED', message: `the invoice's payment request is ${status}` });
     }
     const invoice = sandbox.store.findWalletInvoice(paymentHash);
     if (invoice !== undefined && invoice.state === 'pending') {
       return reply.send({ amountMsats: invoice.amountMsats, ...(invoice.description !== undefined ? { description: invoice.description } : {}) });
     }
+    if (invoice !== undefined) return reply.code(409).send({ code: 'PAYMENT_FAILED', message: `the invoice is ${invoice.state === 'settled' ? 'paid already' : invoice.state}` });
     return reply.code(404).send({ code: 'NOT_FOUND', message: 'no invoice with this payment hash here' });
   });
   app.post(PAY_PATH, async (request, reply) => {

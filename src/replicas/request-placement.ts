@@ -115,21 +115,21 @@ export class RequestPlacement {
   }
 
   async #afterRefresh(request: IncomingMessage, authorization: string, path: string, deadline: number): Promise<Decision> {
-    await withDeadline(this.#refreshAccounts(), deadline).catch(() => {});
+    const fresh = await withDeadline(this.#refreshAccounts(), deadline).then(() => true, () => false);
     const holder = this.#holder(authorization);
-    return holder === 'unknown' ? HERE : this.#byHolder(request, holder, path, deadline);
+    return holder === 'unknown' ? HERE : this.#byHolder(request, holder, path, deadline, fresh);
   }
 
-  #byHolder(request: IncomingMessage, holder: ReturnType<AccountDirectory['identify']> | 'refused', path: string, deadline: number): Decision | Promise<Decision> {
+  #byHolder(request: IncomingMessage, holder: ReturnType<AccountDirectory['identify']> | 'refused', path: string, deadline: number, fresh = false): Decision | Promise<Decision> {
     if (holder === 'refused') return HERE;
-    if (holder.account !== undefined) return this.#byAccount(request, holder.account.id, deadline);
+    if (holder.account !== undefined) return this.#byAccount(request, holder.account.id, deadline, fresh);
     // A key that only manages accounts: a deletion goes to the account's replica; a listing is
     // answered here from the accounts as the database holds them.
     const deleted = request.method === 'DELETE' ? ACCOUNT_PATH.exec(path) : null;
     if (deleted !== null) {
       const accountId = safeDecode(deleted[1]!);
       return withDeadline(this.#refreshAccounts(), deadline).then(
-        () => (this.#options.directory().accounts.has(accountId) ? this.#byAccount(request, accountId, deadline) : HERE),
+        () => (this.#options.directory().accounts.has(accountId) ? this.#byAccount(request, accountId, deadline, true) : HERE),
         () => REFUSE,
       );
     }
@@ -137,7 +137,8 @@ export class RequestPlacement {
     return HERE;
   }
 
-  #byAccount(request: IncomingMessage, accountId: string, deadline: number): Decision | Promise<Decision> {
+  /** `fresh`: the accounts were read from the database for this very request. */
+  #byAccount(request: IncomingMessage, accountId: string, deadline: number, fresh = false): Decision | Promise<Decision> {
     this.#accountOf.set(request, accountId);
     const owners = this.#options.owners;
     // A fellow replica sent it here believing this one serves the account: if it does not, its
@@ -145,7 +146,15 @@ export class RequestPlacement {
     if (this.#options.fromReplica(request) && owners.placed(accountId)?.here !== true) owners.forget(accountId);
     const known = owners.placed(accountId);
     if (known !== undefined) return this.#decision(request, known);
-    return owners.place(accountId, deadline).then((placement) => (placement === undefined ? REFUSE : this.#decision(request, placement)));
+    // Never placed here: an account the accounts API made may have been deleted since this replica
+    // last read the accounts, and placing it would claim it, serving a deleted account. Read them
+    // again first (once per account and replica); a deleted one is then answered here: 401.
+    const created = !fresh && this.#options.directory().createdAccounts().some((record) => record.id === accountId);
+    const stillThere = created ? withDeadline(this.#refreshAccounts(), deadline).then(() => this.#options.directory().accounts.has(accountId)) : Promise.resolve(true);
+    return stillThere.then(
+      (exists) => (exists ? owners.place(accountId, deadline).then((placement) => (placement === undefined ? REFUSE : this.#decision(request, placement))) : HERE),
+      () => REFUSE,
+    );
   }
 
   async #byPaymentRequest(request: IncomingMessage, id: string, deadline: number): Promise<Decision> {

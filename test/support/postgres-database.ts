@@ -16,11 +16,11 @@ export async function freshDatabase(cluster: PostgresCluster): Promise<string> {
   return cluster.url.replace(/\/postgres$/, `/${name}`);
 }
 
-/** Runs one query on the database at `url` with a short-lived client. */
-export async function query<T extends readonly object[] = Array<Record<string, unknown>>>(url: string, text: string): Promise<T> {
+/** Runs one query (with `$1`… `parameters`) on the database at `url` with a short-lived client. */
+export async function query<T extends readonly object[] = Array<Record<string, unknown>>>(url: string, text: string, parameters: string[] = []): Promise<T> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
-    return (await sql.unsafe(text)) as unknown as T;
+    return (await sql.unsafe(text, parameters)) as unknown as T;
   } finally {
     await sql.end({ timeout: 1 });
   }

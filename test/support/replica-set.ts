@@ -2,7 +2,8 @@
  * Replicas of one sandbox behind a round-robin balancer, for replica tests: `lnpr serve
  * --database-url` child processes on loopback (their relay named by the balancer's URL, as a user
  * behind a load balancer sets `--public-url`), the balancer of round-robin-proxy.ts in front, and
- * which replica leads, read from `lnpr_leader.url` as the replicas do.
+ * which replica runs the relay (`lnpr_leader.url`) and which serves an account (`lnpr_owners`),
+ * read from the database as the replicas do.
  */
 import { startCliServer, type CliProcess } from './cli-process.js';
 import { query } from './postgres-database.js';
@@ -17,8 +18,12 @@ export interface ReplicaSet {
   readonly databaseUrl: string;
   readonly balancer: RoundRobinProxy;
   readonly replicas: Replica[];
-  /** The replica `lnpr_leader.url` names now (undefined if none of these). */
+  /** The replica running the relay, as `lnpr_leader.url` names it now (undefined if none of these). */
+  relayReplica(): Promise<Replica | undefined>;
+  /** The same (the relay's lease was the leader's before replicas served accounts of their own). */
   leader(): Promise<Replica | undefined>;
+  /** The replica serving `accountId` as `lnpr_owners` says now (undefined if none of these, or no owner yet). */
+  ownerOf(accountId: string): Promise<Replica | undefined>;
   /** SIGKILLs every replica still running and closes the balancer. */
   close(): Promise<void>;
 }
@@ -51,12 +56,22 @@ export async function startReplicaSet(databaseUrl: string, count: number, args: 
     await close();
     throw error;
   }
+  const relayReplica = async () => {
+    const [row] = await query<Array<{ url: string }>>(databaseUrl, 'SELECT url FROM lnpr_leader WHERE id = 1');
+    return replicas.find((replica) => replica.url === row?.url);
+  };
   return {
     databaseUrl,
     balancer,
     replicas,
-    async leader() {
-      const [row] = await query<Array<{ url: string }>>(databaseUrl, 'SELECT url FROM lnpr_leader WHERE id = 1');
+    relayReplica,
+    leader: relayReplica,
+    async ownerOf(accountId) {
+      const [row] = await query<Array<{ url: string }>>(
+        databaseUrl,
+        'SELECT r.url FROM lnpr_owners o JOIN lnpr_replicas r ON r.id = o.replica_id WHERE o.account_id = $1',
+        [accountId],
+      );
       return replicas.find((replica) => replica.url === row?.url);
     },
     close,
