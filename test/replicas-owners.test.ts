@@ -192,13 +192,10 @@ describe.skipIf(!available.ok)('accounts served by their owners across three rep
     console.log(`replicas-owners: a wallet paid a request served by another replica in ${requestPaidMs} ms, another wallet's invoice in ${invoicePaidMs} ms`);
   });
 
-  // FAILS TODAY (a real bug in src/core/wallets/wallet-ledger.ts `#payElsewhere`, reported, not
-  // fixed here): the payer's balance is checked, then the other replica is asked to pay (an
-  // await), then the debit is written; two payments by one wallet of invoices another replica
-  // holds both pass the check before either debits, so the wallet pays more than it holds and
-  // its balance goes below zero (seen: two of 800 from 1,000 both paid, balance -600). Within one
-  // process the check and the debit are one step.
-  it.fails('payments at once by one wallet, of invoices another replica holds, never spend more than its balance', { timeout: 120_000 }, async () => {
+  // Before the ledger held the amount being paid elsewhere, two payments by one wallet of invoices
+  // another replica holds both passed the balance check before either debited (seen: two of 800
+  // from 1,000 both paid, balance -600). Within one process the check and the debit are one step.
+  it('payments at once by one wallet, of invoices another replica holds, never spend more than its balance', { timeout: 120_000 }, async () => {
     const { others: [payerReplica, payeeReplica] } = await start();
     const payerAccount = await accountOn(payerReplica, 'payer');
     const payeeAccount = await accountOn(payeeReplica, 'payee');
