@@ -46,6 +46,7 @@ export class AccountOwners {
   readonly #placing = new Map<string, Promise<Placement | undefined>>();
   /** Accounts this replica owns whose rows are not loaded yet (an adoption that failed is tried again), and whether first served. */
   readonly #unadopted = new Map<string, boolean>();
+  readonly #adopting = new Map<string, Promise<boolean>>();
   #sweeping = false;
 
   constructor(sql: Sql, options: AccountOwnersOptions) {
@@ -139,15 +140,26 @@ export class AccountOwners {
     }
   }
 
-  async #adopt(accountId: string): Promise<boolean> {
-    try {
-      await this.#options.adopt(accountId, this.#unadopted.get(accountId) === true);
-      this.#unadopted.delete(accountId);
-      return true;
-    } catch (error) {
-      this.#options.onError(error);
-      return false;
+  /** Loads the account once: a load that outlives one request's wait is joined by the next, not run again. */
+  #adopt(accountId: string): Promise<boolean> {
+    let adopting = this.#adopting.get(accountId);
+    if (adopting === undefined) {
+      adopting = this.#options
+        .adopt(accountId, this.#unadopted.get(accountId) === true)
+        .then(
+          () => {
+            this.#unadopted.delete(accountId);
+            return true;
+          },
+          (error: unknown) => {
+            this.#options.onError(error);
+            return false;
+          },
+        )
+        .finally(() => this.#adopting.delete(accountId));
+      this.#adopting.set(accountId, adopting);
     }
+    return adopting;
   }
 
   /**
