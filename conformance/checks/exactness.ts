@@ -1,0 +1,87 @@
+/**
+ * Exactness and structure on v1 (CONTRACT.md "Readings the suite holds"): an id answers only for
+ * itself (a prefix or a near miss of a real id is a 404 on both endpoints); another account's id
+ * answers exactly as an unknown id does (status and body, ids aside); `nwcRelay` is a ws:// or
+ * wss:// URL. Core checks: they need no control API.
+ */
+import type { Check } from '../check.js';
+import { CheckSkipped } from '../check-errors.js';
+import { assertAnswersAsUnknown, nearMisses } from './control-support.js';
+import { assert, describeBody, getPaymentRequest, requestPath, sharedNwcRequest, sharedPaymentRequest, show } from './support.js';
+
+/** Whether `value` is a ws:// or wss:// URL with a host. */
+function isRelayUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'ws:' || url.protocol === 'wss:') && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The exactness checks. */
+export const exactnessChecks: Check[] = [
+  {
+    id: 'read.id-exact',
+    holds: ['contract.reading.id-exact', 'spec.get.404', 'spec.status.404'],
+    title: 'Ids one edit away from a real one (a prefix, one more character, the last changed, a space appended, the other case) → 404 on both endpoints',
+    section: 'CONTRACT: Readings the suite holds',
+    statement: 'CONTRACT: "an id answers only for itself (a prefix or near miss of a real id is a 404)"',
+    level: 'MUST',
+    profile: 'core',
+    async run(context) {
+      const { id } = await sharedPaymentRequest(context);
+      const answers = await Promise.all(
+        nearMisses(id).flatMap(({ what, id: miss }) =>
+          [requestPath(miss), requestPath(miss, true)].map(async (path) => ({ what: `GET ${path} (${what})`, answer: await context.client.get(path) })),
+        ),
+      );
+      const wrong = answers.filter(({ answer }) => answer.status !== 404).map(({ what, answer }) => `${what}: expected HTTP 404, got ${answer.status} ${answer.status === 200 ? '(the real request answered)' : describeBody(answer)}`);
+      assert(wrong.length === 0, wrong.join('; '));
+    },
+  },
+  {
+    id: 'read.other-account-as-unknown',
+    holds: ['contract.reading.other-account', 'spec.get.404', 'spec.status.404'],
+    title: "Another account's request answers exactly as an unknown id does (same status, same body but for the id), on both endpoints, both ways",
+    section: 'CONTRACT: Readings the suite holds',
+    statement: 'CONTRACT: "another account\'s id answers exactly as an unknown one (the same status and body)"',
+    level: 'MUST',
+    profile: 'core',
+    needs: ['nwcKey'],
+    async run(context) {
+      const [own, other] = await Promise.all([sharedPaymentRequest(context), sharedNwcRequest(context)]);
+      if (own.isNwc === other.isNwc) throw new CheckSkipped(`both keys create requests with isNwc ${show(own.isNwc)}: they may belong to one account`);
+      const nwcKey = context.options.nwcKey!;
+      for (const { request, key, whose } of [
+        { request: other, key: undefined, whose: "the NWC key's request, with the main key" },
+        { request: own, key: nwcKey, whose: "the main key's request, with the NWC key" },
+      ]) {
+        const call = key === undefined ? {} : { key };
+        const [unknownId, againId] = [nearMisses(request.id)[2]!.id, `${request.id.slice(0, -2)}zz`];
+        for (const status of [false, true]) {
+          const [answer, unknown, again] = await Promise.all([request.id, unknownId, againId].map((id) => context.client.get(requestPath(id, status), call)));
+          assertAnswersAsUnknown(`GET ${requestPath(request.id, status)} (${whose})`, answer!, request.id, unknown!, unknownId, again!, againId);
+        }
+      }
+    },
+  },
+  {
+    id: 'nwc.relay-ws-url',
+    holds: ['contract.reading.nwc-relay-url', 'contract.nwc.relay-in-responses'],
+    title: 'nwcRelay of an NWC request is a ws:// or wss:// URL, on the 201 and on GET',
+    section: 'CONTRACT: Readings the suite holds',
+    statement: 'CONTRACT: "nwcRelay … a ws:// or wss:// URL on NWC ones"',
+    level: 'MUST',
+    profile: 'core',
+    needs: ['nwcKey'],
+    async run(context) {
+      const created = await sharedNwcRequest(context);
+      if (created.isNwc !== true) throw new CheckSkipped(`the NWC key's request reads isNwc ${show(created.isNwc)} (nwc.is-nwc-true's business)`);
+      const read = await getPaymentRequest(context, created.id, { key: context.options.nwcKey! });
+      assert(isRelayUrl(created.nwcRelay), `the 201 body of an NWC request: expected nwcRelay a ws:// or wss:// URL, got ${show(created.nwcRelay)}`);
+      assert(isRelayUrl(read.nwcRelay), `GET ${requestPath(created.id)} of an NWC request: expected nwcRelay a ws:// or wss:// URL, got ${show(read.nwcRelay)}`);
+    },
+  },
+];
