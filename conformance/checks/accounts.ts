@@ -143,6 +143,7 @@ export const accountsChecks: Check[] = [
         const [paid, pending] = await Promise.all(
           ['paid', 'pending'].map((what) => createPaymentRequest(context, { description: `lnpr conformance reset: ${what}` }, { key })),
         );
+        await context.client.post(`${CONTROL}/clock/advance`, { key, body: { seconds: 1 } });
         const completed = await context.client.post(`${CONTROL}/payment-requests/${encodeURIComponent(paid.id)}/complete`, { key });
         assert(completed.status === 200, `POST …/${paid.id}/complete in a scratch account: expected 200, got ${completed.status} ${describeSafely(completed, account)}`);
         const endpoint = await context.client.post(`${CONTROL}/webhook-endpoints`, { key, body: QUIET_ENDPOINT });

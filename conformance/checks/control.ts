@@ -11,6 +11,7 @@ import { hexToBytes } from '@noble/hashes/utils.js';
 import type { Check, CheckContext } from '../check.js';
 import { CheckSkipped } from '../check-errors.js';
 import type { ApiAnswer } from '../client.js';
+import { letTimePass } from './lifecycle.js';
 import { differences } from './read.js';
 import {
   assert,
@@ -43,6 +44,8 @@ interface Moved {
 function moved(context: CheckContext, transition: Transition): Promise<Moved> {
   return context.shared(`control: ${transition}d request`, async () => {
     const created = await createPaymentRequest(context, { amount: 1000, description: `lnpr conformance control: ${transition}` });
+    // Timestamps may be whole seconds: the transition must be able to move updatedAt (lifecycle.updated-at-every-transition).
+    await letTimePass(context.lifecycle!);
     const answer = await context.client.post(transitionPath(created.id, transition));
     const read = await getPaymentRequest(context, created.id);
     return { created, answer, read, status: await reportedStatus(context, created.id) };
@@ -182,6 +185,7 @@ export const controlChecks: Check[] = [
     needs: ['controls'],
     async run(context) {
       const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance control: pay' });
+      await letTimePass(context.lifecycle!);
       const answer = await context.client.post(`${CONTROL}/pay`, { body: { invoice: created.invoice } });
       const what = `POST ${CONTROL}/pay with the invoice of a pending request`;
       assert(answer.status === 200 && isObject(answer.body), `${what}: expected HTTP 200 with a JSON object, got ${answer.status} ${describeBody(answer)}`);

@@ -173,6 +173,8 @@ export const credentialChecks: Check[] = [
         const key = account.secret;
         const pending = await createPaymentRequest(context, { description: 'lnpr conformance: refusals, pending' }, { key });
         const paid = await createPaymentRequest(context, { description: 'lnpr conformance: refusals, paid' }, { key });
+        // Timestamps may be whole seconds: let the completion move updatedAt (lifecycle.updated-at-every-transition reviews it).
+        await context.client.post(`${CONTROL}/clock/advance`, { key, body: { seconds: 1 } });
         const completed = await context.client.post(transitionPath(paid.id, 'complete'), { key });
         assert(completed.status === 200, `POST ${transitionPath(paid.id, 'complete')} in a scratch account: expected 200, got ${completed.status}`);
         const eventsPath = `${CONTROL}/events`;
