@@ -1,12 +1,14 @@
 /**
  * The checks of the control surface, credentials and exactness (control.*, accounts.*,
- * credentials.*, read.id-exact, read.other-account-as-unknown, nwc.relay-ws-url) against our own
+ * credentials.*, read.id-exact, read.other-account-as-unknown, nwc.relay-ws-url,
+ * validation.description-code-points, invoice.field-multiplicities) against our own
  * server, and against it behind a proxy that breaks one promise each: the check written for that
  * promise must fail there, and pass without the proxy. Only these checks run, to keep it quick.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../test/support/sandbox-server.js';
 import { jsonResponse, startProxy, type Fault } from '../test/faulty-proxy.js';
+import { resignInvoice } from '../test/invoice-forgery.js';
 import { runConformance } from '../run-conformance.js';
 import type { ConformanceResult } from '../result.js';
 import { accountsChecks } from './accounts.js';
@@ -88,6 +90,25 @@ function faults(): Array<{ fault: Fault; catches: string; admin?: boolean }> {
       fault: { name: 'nwcRelay over http', description: '', response: (_req, res) => void (typeof res.body?.nwcRelay === 'string' && (res.body.nwcRelay = res.body.nwcRelay.replace(/^ws/, 'http'))) },
     },
     {
+      catches: 'validation.description-code-points',
+      fault: {
+        name: 'descriptions counted in UTF-16 units',
+        description: '',
+        request: (req) => (req.route === 'create' && typeof req.body?.description === 'string' && req.body.description.length > 255 ? jsonResponse(400, { error: { code: 'invalid_request', message: 'description too long' } }) : undefined),
+      },
+    },
+    {
+      catches: 'invoice.field-multiplicities',
+      fault: {
+        name: 'two d fields in every invoice',
+        description: '',
+        response(_req, res) {
+          if (typeof res.body?.invoice !== 'string') return;
+          res.body.invoice = resignInvoice(res.body.invoice, (decoded) => ({ fields: [...decoded.fields, ...decoded.fields.filter((field) => field.tag === 'd')] }));
+        },
+      },
+    },
+    {
       catches: 'credentials.read-only-control-401',
       fault: {
         name: 'read-only key may fail requests',
@@ -145,7 +166,7 @@ describe('the control, credential and exactness checks', () => {
       runConformance({ baseUrl: server.url, ...KEYS, profile: 'lifecycle' }, CHECKS),
     ]);
     expect(core.passed).toBe(true);
-    expect(core.checks.map((check) => check.id).sort()).toEqual(['credentials.read-only-get', 'nwc.relay-ws-url', 'read.id-exact', 'read.other-account-as-unknown']);
+    expect(core.checks.map((check) => check.id).sort()).toEqual(['credentials.read-only-get', 'invoice.field-multiplicities', 'nwc.relay-ws-url', 'read.id-exact', 'read.other-account-as-unknown', 'validation.description-code-points']);
     expect(lifecycle.checks).toEqual([]);
   });
 

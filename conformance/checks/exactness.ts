@@ -2,12 +2,15 @@
  * Exactness and structure on v1 (CONTRACT.md "Readings the suite holds"): an id answers only for
  * itself (a prefix or a near miss of a real id is a 404 on both endpoints); another account's id
  * answers exactly as an unknown id does (status and body, ids aside); `nwcRelay` is a ws:// or
- * wss:// URL. Core checks: they need no control API.
+ * wss:// URL; a character is a code point (255 emoji are a description of 255 characters). Core
+ * checks: they need no control API.
  */
 import type { Check } from '../check.js';
 import { CheckSkipped } from '../check-errors.js';
+import { taggedFieldProblems } from './bolt11-fields.js';
 import { assertAnswersAsUnknown, nearMisses } from './control-support.js';
-import { assert, describeBody, getPaymentRequest, requestPath, sharedNwcRequest, sharedPaymentRequest, show } from './support.js';
+import { receivedPaymentRequests } from './received.js';
+import { assert, describeBody, getPaymentRequest, postCreate, requestPath, sharedNwcRequest, sharedPaymentRequest, show } from './support.js';
 
 /** Whether `value` is a ws:// or wss:// URL with a host. */
 function isRelayUrl(value: unknown): boolean {
@@ -20,8 +23,60 @@ function isRelayUrl(value: unknown): boolean {
   }
 }
 
+/**
+ * Descriptions within 255 code points whose UTF-16 length is over 255 (an astral character is two
+ * UTF-16 units): a count in UTF-16 units or in bytes refuses them.
+ */
+const CODE_POINT_DESCRIPTIONS = [
+  { what: '255 × "😀" (255 code points, 510 UTF-16 units)', description: '😀'.repeat(255) },
+  { what: '128 × "😀" (128 code points, 256 UTF-16 units)', description: '😀'.repeat(128) },
+  { what: '200 × "a" then 55 × "𝄞" (255 code points, 310 UTF-16 units)', description: `${'a'.repeat(200)}${'𝄞'.repeat(55)}` },
+];
+
 /** The exactness checks. */
 export const exactnessChecks: Check[] = [
+  {
+    id: 'invoice.field-multiplicities',
+    holds: ['contract.reading.invoice-multiplicities', 'spec.resource.invoice-bolt11'],
+    title: 'Every invoice received has the tagged fields BOLT 11 asks of a writer: one p, one s, one of d and h, at most one x, c, n, 9, m, at their lengths',
+    section: 'CONTRACT: Readings the suite holds',
+    statement: 'CONTRACT: "an invoice has the multiplicities BOLT 11 requires of a writer (exactly one p, one s, one d or h, …)"',
+    level: 'MUST',
+    profile: 'core',
+    last: true,
+    async run(context) {
+      await sharedPaymentRequest(context);
+      const invoices = new Map<string, string>();
+      for (const { body, where } of receivedPaymentRequests(context)) if (typeof body.invoice === 'string' && !invoices.has(body.invoice)) invoices.set(body.invoice, where);
+      const wrong: string[] = [];
+      for (const [invoice, where] of invoices) {
+        let problems: string[];
+        try {
+          problems = taggedFieldProblems(invoice);
+        } catch {
+          continue; // Not bech32 at all: invoice.decodes' business.
+        }
+        if (problems.length > 0) wrong.push(`${where}: the invoice has ${problems.join(', ')}`);
+      }
+      assert(wrong.length === 0, `${wrong.length} of ${invoices.size} invoices: ${wrong.slice(0, 3).join(' | ')}${wrong.length > 3 ? ' | …' : ''}`);
+    },
+  },
+  {
+    id: 'validation.description-code-points',
+    holds: ['contract.reading.character', 'spec.create.description-max'],
+    title: 'A description of at most 255 code points is accepted and echoed exactly, however many UTF-16 units its astral characters take',
+    section: 'CONTRACT: Readings the suite holds',
+    statement: 'CONTRACT: "a character is a Unicode code point (an emoji counts one)"; spec: description "at most 255 characters"',
+    level: 'MUST',
+    profile: 'core',
+    async run(context) {
+      const answers = await Promise.all(CODE_POINT_DESCRIPTIONS.map(async ({ what, description }) => ({ what, description, answer: await postCreate(context, { description }) })));
+      const wrong = answers
+        .filter(({ answer, description }) => !(answer.status === 201 && answer.body?.description === description))
+        .map(({ what, answer }) => `a description of ${what}: expected 201 with it echoed exactly, got ${answer.status} ${answer.status === 201 ? `description ${show(answer.body?.description)}` : describeBody(answer)}`);
+      assert(wrong.length === 0, wrong.join('; '));
+    },
+  },
   {
     id: 'read.id-exact',
     holds: ['contract.reading.id-exact', 'spec.get.404', 'spec.status.404'],
