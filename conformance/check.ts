@@ -8,8 +8,12 @@ import type { LifecycleDriver } from './lifecycle-driver.js';
 import type { ConformanceOptions } from './options.js';
 import type { CheckLevel, CheckProfile } from './vocabulary.js';
 
-/** What a check may need beyond the main key: another key, the target's control API, or an NWC wallet that pays (`payerNwcUrl`). */
-export type CheckNeed = 'readOnlyKey' | 'nwcKey' | 'controls' | 'nwcPayer';
+/**
+ * What a check may need beyond the main key: another key (`adminKey`: one with the `accounts`
+ * permission, for checks that make scratch accounts of their own), the target's control API, or an
+ * NWC wallet that pays (`payerNwcUrl`).
+ */
+export type CheckNeed = 'readOnlyKey' | 'nwcKey' | 'adminKey' | 'controls' | 'nwcPayer';
 
 /** One check of the suite. */
 export interface Check {
@@ -52,4 +56,6 @@ export interface ResolvedKeys {
   apiKey: string;
   readOnlyKey?: string;
   nwcKey?: string;
+  /** The key with the `accounts` permission, when the run was given one (`--admin-key`). */
+  adminKey?: string;
 }

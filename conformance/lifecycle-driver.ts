@@ -44,8 +44,11 @@ export interface LifecycleDriver {
   complete(request: DrivenRequest): Promise<Payment>;
   /** Makes the payment fail; controls only. */
   fail(request: DrivenRequest): Promise<void>;
-  /** Moves the account's clock on by `seconds`; controls only. Waits while a check holds the clock. */
-  advanceClock(seconds: number): Promise<void>;
+  /**
+   * Moves the account's clock on by `seconds`; controls only. Waits while a check holds the clock.
+   * Resolves with the control API's answer body (the clock), for the checks that hold that answer.
+   */
+  advanceClock(seconds: number): Promise<unknown>;
   /** Reads the account's clock; controls only. */
   readClock(): Promise<ClockReading>;
   /**
@@ -54,7 +57,7 @@ export interface LifecycleDriver {
    * freezes it for the steps if the target can (`POST /sandbox/v1/clock/freeze`, not in every
    * control API) and lets it run again after. Controls only.
    */
-  holdingClock<T>(steps: (clock: { advance(seconds: number): Promise<void>; frozen: boolean }) => Promise<T>): Promise<T>;
+  holdingClock<T>(steps: (clock: { advance(seconds: number): Promise<unknown>; frozen: boolean }) => Promise<T>): Promise<T>;
 }
 
 /** Whether the target serves the control API for this key. */
@@ -68,11 +71,13 @@ export function controlsDriver(client: ApiClient): LifecycleDriver {
   const expectOk = async (path: string, body?: unknown) => {
     const answer = await client.post(`/sandbox/v1${path}`, body === undefined ? {} : { body });
     if (answer.status !== 200) throw new CheckFailure(`control call POST /sandbox/v1${path} answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+    return answer.body as unknown;
   };
   let advanced = 0;
   const advance = async (seconds: number) => {
-    await expectOk('/clock/advance', { seconds });
+    const clock = await expectOk('/clock/advance', { seconds });
     advanced += seconds;
+    return clock;
   };
   // Whoever holds the clock moves it alone; the others' moves wait their turn.
   let held: Promise<unknown> = Promise.resolve();
@@ -95,7 +100,7 @@ export function controlsDriver(client: ApiClient): LifecycleDriver {
       return advanced;
     },
     complete: (request) => expectOk(`/payment-requests/${encodeURIComponent(request.id)}/complete`).then(() => ({})),
-    fail: (request) => expectOk(`/payment-requests/${encodeURIComponent(request.id)}/fail`),
+    fail: (request) => expectOk(`/payment-requests/${encodeURIComponent(request.id)}/fail`).then(() => undefined),
     advanceClock: (seconds) => inTurn(() => advance(seconds)),
     readClock,
     holdingClock: (steps) =>

@@ -46,7 +46,7 @@ export async function runConformance(options: ConformanceOptions, checks: readon
   // Reachability first: a target that does not answer HTTP is a usage problem, not 50 failures.
   await admin.get('/api/v1/payment-requests/pr_conformance_probe', { key: null });
   const own = await makeOwnAccounts(admin, { nwc: selected.some((check) => check.needs?.includes('nwcKey')), name: OWN_ACCOUNT_NAME });
-  return runChecks(options, checks, selected, profile, clientOptions, own.keys, own, started);
+  return runChecks(options, checks, selected, profile, clientOptions, { ...own.keys, adminKey: options.adminKey }, own, started);
 }
 
 /** Runs the selected checks with `keys`; deletes the run's own accounts (if any) at the end, however it ends. */
@@ -212,6 +212,7 @@ function missingNeed(check: Check, context: CheckContext): CheckNeed | undefined
 
 const NEED_HINTS = {
   readOnlyKey: 'a read-only key (--read-only-key)',
+  adminKey: 'a key with the accounts permission (--admin-key)',
   nwcKey: 'a key of an NWC account (--nwc-key)',
   controls: "the target's /sandbox/v1 control API",
   nwcPayer: 'an NWC wallet that pays invoices (--payer-nwc-url), in the lifecycle or full profile',

@@ -76,13 +76,6 @@ function from(source: StatementSource, section: string, rows: Row[]): Statement[
   return rows.map((row) => ({ source, section, ...row }));
 }
 
-// Gap reasons shared by several statements, in the classes of issue 24.
-const CONTROL_ANSWER = "control surface: the check's driver reads only the status code of this call, not the body the contract promises";
-const CONTROL_UNUSED = 'control surface: no check makes this call';
-const ONE_ACCOUNT = 'control surface: no check uses two accounts through the control API (one account per key)';
-const CREDENTIALS = 'credentials: no check reads the control API with the read-only key';
-const SIDE_EFFECTS = 'credentials: no check looks for what a refused request left behind (events, journal, stored requests)';
-
 const SPEC_STATEMENTS: Statement[] = [
   ...from('spec', 'What the service does', [
     v1('spec.service.sats', 'MUST', 'Amounts are in satoshis (sats)'),
@@ -211,48 +204,46 @@ const CONTRACT_STATEMENTS: Statement[] = [
     offHttp('contract.accounts.config-replaces', 'MUST', "`--config FILE` replaces the default accounts with the user's own accounts, keys, modes and relays", 'test/cli-serve.test.ts'),
   ]),
   ...from('contract', 'Default accounts › read-only key', [
-    v1('contract.read-only.get', 'MUST', 'A read-only key may `GET` anything of its account', { gap: 'credentials: no check reads a payment request with the read-only key' }),
-    control('contract.read-only.secrets-hidden', 'MUST', 'To a read-only key every secret is left out (`whsec_…`, the `secret` of an `nwcUrl`: shown to `create` keys only)', { gap: CREDENTIALS }),
-    control('contract.read-only.control-401', 'MUST', 'To a read-only key every other `/sandbox/v1` call (a control call, a webhook endpoint, a reset, a wallet change) answers 401', { gap: CREDENTIALS }),
+    v1('contract.read-only.get', 'MUST', 'A read-only key may `GET` anything of its account'),
+    control('contract.read-only.secrets-hidden', 'MUST', 'To a read-only key every secret is left out (`whsec_…`, the `secret` of an `nwcUrl`: shown to `create` keys only)'),
+    control('contract.read-only.control-401', 'MUST', 'To a read-only key every other `/sandbox/v1` call (a control call, a webhook endpoint, a reset, a wallet change) answers 401'),
   ]),
   ...from('contract', 'Sandbox control API', [
     control('contract.control.same-keys', 'MUST', 'The control API takes the same bearer keys'),
-    control('contract.control.own-account', 'MUST', "Every control call acts on the key's own account only", { gap: ONE_ACCOUNT }),
+    control('contract.control.own-account', 'MUST', "Every control call acts on the key's own account only"),
     control('contract.control.json', 'MUST', 'Control API bodies are JSON'),
     control('contract.control.complete', 'MUST', '`POST …/{id}/complete` pays it: status `completed`, `preimage` set, `updatedAt` moves'),
-    control('contract.control.complete-answer', 'MUST', '`POST …/{id}/complete` answers 200 with the payment request', { gap: CONTROL_ANSWER }),
+    control('contract.control.complete-answer', 'MUST', '`POST …/{id}/complete` answers 200 with the payment request'),
     control('contract.control.fail', 'MUST', '`POST …/{id}/fail`: status `failed`'),
-    control('contract.control.fail-answer', 'MUST', '`POST …/{id}/fail` answers 200 with the payment request', { gap: CONTROL_ANSWER }),
-    control('contract.control.expire', 'MUST', '`POST …/{id}/expire`: status `expired`', { gap: `${CONTROL_UNUSED} (requests expire by moving the clock)` }),
-    control('contract.control.expire-answer', 'MUST', '`POST …/{id}/expire` answers 200 with the payment request', { gap: CONTROL_UNUSED }),
-    control('contract.control.pay', 'MUST', '`POST /sandbox/v1/pay {"invoice"}`: a wallet pays that invoice (the request completes)', { gap: CONTROL_UNUSED }),
-    control('contract.control.pay-answer', 'MUST', '`/pay` answers 200 `{"paymentRequestId", "status": "completed", "preimage"}`', { gap: CONTROL_UNUSED }),
-    control('contract.control.pay-unknown-404', 'MUST', 'An unknown invoice to `/pay` answers 404', { gap: CONTROL_UNUSED }),
+    control('contract.control.fail-answer', 'MUST', '`POST …/{id}/fail` answers 200 with the payment request'),
+    control('contract.control.expire', 'MUST', '`POST …/{id}/expire`: status `expired`'),
+    control('contract.control.expire-answer', 'MUST', '`POST …/{id}/expire` answers 200 with the payment request'),
+    control('contract.control.pay', 'MUST', '`POST /sandbox/v1/pay {"invoice"}`: a wallet pays that invoice (the request completes)'),
+    control('contract.control.pay-answer', 'MUST', '`/pay` answers 200 `{"paymentRequestId", "status": "completed", "preimage"}`'),
+    control('contract.control.pay-unknown-404', 'MUST', 'An unknown invoice to `/pay` answers 404'),
     control('contract.control.clock-now', 'MUST', '`GET /sandbox/v1/clock` answers 200 `{"now": ISO-8601, …}`, the account\'s clock'),
-    control('contract.control.clock-frozen', 'MUST', '`GET /sandbox/v1/clock` answers `frozen`, a boolean', { gap: 'exactness: the driver reads `frozen === true`, so a non-boolean passes' }),
-    control('contract.control.clock-per-account', 'MUST', 'Each account has its own clock (moving one leaves the others)', { gap: ONE_ACCOUNT }),
+    control('contract.control.clock-frozen', 'MUST', '`GET /sandbox/v1/clock` answers `frozen`, a boolean'),
+    control('contract.control.clock-per-account', 'MUST', 'Each account has its own clock (moving one leaves the others)'),
     control('contract.control.clock-advance', 'MUST', '`POST /sandbox/v1/clock/advance {"seconds": N}` moves the account\'s clock on by N seconds'),
-    control('contract.control.clock-advance-answer', 'MUST', '`POST /sandbox/v1/clock/advance` answers 200 with the clock', { gap: CONTROL_ANSWER }),
-    control('contract.control.reset-204', 'MUST', '`POST /sandbox/v1/reset` answers 204', { gap: `${CONTROL_UNUSED} (a run never resets its account)` }),
-    control('contract.control.reset-deletes', 'MUST', "A reset deletes the account's payment requests, events, deliveries (pending ones cancelled), request journal and test wallets", { gap: CONTROL_UNUSED }),
-    control('contract.control.reset-clock', 'MUST', 'A reset sets the account\'s clock back to real time', { gap: CONTROL_UNUSED }),
-    control('contract.control.reset-keeps', 'MUST', 'A reset keeps webhook endpoints, rules and faults; `{"scope": "all"}` removes those too', { gap: CONTROL_UNUSED }),
-    control('contract.control.terminal-409', 'MUST', 'A transition out of a terminal state (`completed`, `expired`, `failed`) answers 409', { gap: 'too loose: the *-stays-* checks accept any 4xx' }),
+    control('contract.control.clock-advance-answer', 'MUST', '`POST /sandbox/v1/clock/advance` answers 200 with the clock'),
+    control('contract.control.reset-204', 'MUST', '`POST /sandbox/v1/reset` answers 204'),
+    control('contract.control.reset-deletes', 'MUST', "A reset deletes the account's payment requests, events, deliveries (pending ones cancelled), request journal and test wallets"),
+    control('contract.control.reset-clock', 'MUST', 'A reset sets the account\'s clock back to real time'),
+    control('contract.control.reset-keeps', 'MUST', 'A reset keeps webhook endpoints, rules and faults; `{"scope": "all"}` removes those too'),
+    control('contract.control.terminal-409', 'MUST', 'A transition out of a terminal state (`completed`, `expired`, `failed`) answers 409'),
     control('contract.control.terminal-unchanged', 'MUST', 'A transition out of a terminal state changes nothing'),
-    control('contract.control.unknown-id-404', 'MUST', 'A control call on an unknown id answers 404', { gap: CONTROL_UNUSED }),
+    control('contract.control.unknown-id-404', 'MUST', 'A control call on an unknown id answers 404'),
     control('contract.control.expired-on-clock', 'MUST', "A pending request whose `expiresAt` has passed on the account's clock reads as `expired`"),
     sandbox('contract.control.off', 'MUST', '`--no-controls` turns the control API off', 'test/control-api.test.ts'),
     sandbox('contract.healthz', 'MUST', '`GET /healthz` answers 200 without a key (503 while storage cannot write)', 'test/storage-faults.test.ts'),
   ]),
   ...from('contract', 'Sandbox control API › Accounts for isolated runs', [
-    control('contract.accounts.isolated', 'MUST', "Runs in their own accounts: no run sees or resets another's data", { gap: ONE_ACCOUNT }),
-    control('contract.accounts.create', 'MUST', '`POST /sandbox/v1/accounts {"mode", "name"?}` (an `accounts` key) answers 201 `{"id": "acct_…", "name", "mode", "keys": {"secret", "readOnly"}, "createdAt"}`', { gap: 'control surface: the runner makes the account (--admin-key) but no check holds the answer' }),
-    control('contract.accounts.new-empty', 'MUST', 'A new account is empty, with its own clock', { gap: ONE_ACCOUNT }),
-    control('contract.accounts.list', 'MUST', '`GET /sandbox/v1/accounts` answers 200 `{"data": [account without keys, …]}`', { gap: CONTROL_UNUSED }),
-    control('contract.accounts.delete', 'MUST', '`DELETE /sandbox/v1/accounts/{id}` removes the account, its keys and all its data: 204', { gap: 'control surface: the runner deletes its account but no check holds the answer or that its keys stop working' }),
-    control('contract.accounts.keys-permission', 'MUST', 'Only a key with the `accounts` permission may call the accounts API; that key does nothing else', {
-      gap: 'credentials: no check calls the accounts API with another key, nor v1 or the control API with the accounts key',
-    }),
+    control('contract.accounts.isolated', 'MUST', "Runs in their own accounts: no run sees or resets another's data"),
+    control('contract.accounts.create', 'MUST', '`POST /sandbox/v1/accounts {"mode", "name"?}` (an `accounts` key) answers 201 `{"id": "acct_…", "name", "mode", "keys": {"secret", "readOnly"}, "createdAt"}`'),
+    control('contract.accounts.new-empty', 'MUST', 'A new account is empty, with its own clock'),
+    control('contract.accounts.list', 'MUST', '`GET /sandbox/v1/accounts` answers 200 `{"data": [account without keys, …]}`'),
+    control('contract.accounts.delete', 'MUST', '`DELETE /sandbox/v1/accounts/{id}` removes the account, its keys and all its data: 204'),
+    control('contract.accounts.keys-permission', 'MUST', 'Only a key with the `accounts` permission may call the accounts API; that key does nothing else'),
     offHttp('contract.accounts.persist', 'MUST', 'With `--data` accounts persist like everything else', 'test/accounts-api.test.ts'),
     offHttp('contract.accounts.conformance-admin-key', 'MUST', '`lnpr conformance --admin-key` runs in a fresh account and deletes it afterwards; without it the run says what it left', 'test/shared-sandbox.test.ts'),
   ]),
@@ -358,27 +349,19 @@ const CONTRACT_STATEMENTS: Statement[] = [
     v1('contract.invoice.signer-custodial', 'MUST', "Custodial requests are signed by the service's node key"),
   ]),
   ...from('contract', 'Readings the suite holds', [
-    v1('contract.reading.character', 'MUST', 'A character is a Unicode code point (an emoji counts one)', {
-      gap: 'exactness: create.description-values accepts either answer to 255 emoji ("how characters are counted is open"), so a UTF-16 count passes',
-    }),
+    v1('contract.reading.character', 'MUST', 'A character is a Unicode code point (an emoji counts one)'),
     v1('contract.reading.expires-at', 'MUST', '`expiresAt` = `createdAt` + `expiresIn`'),
     v1('contract.reading.created-at-fixed', 'MUST', '`createdAt` never changes'),
     v1('contract.reading.updated-at-not-before', 'MUST', '`updatedAt` is never before `createdAt`'),
     v1('contract.reading.updated-at-only-on-change', 'MUST', '`updatedAt` changes only when the record does (a read moves neither timestamp)'),
     v1('contract.reading.metadata-untouched', 'MUST', '`metadata` comes back with the same values, strings untouched (no Unicode normalisation)'),
     v1('contract.reading.nwc-relay-absent', 'MUST', '`nwcRelay` is absent (not `null`) on custodial requests'),
-    v1('contract.reading.nwc-relay-url', 'MUST', '`nwcRelay` is a `ws://` or `wss://` URL on NWC requests', { gap: 'structure: nwc.relay-on-get and nwc.relay-on-create ask for a non-empty string, not a ws(s) URL' }),
-    v1('contract.reading.invoice-multiplicities', 'MUST', 'An invoice has the multiplicities BOLT 11 requires of a writer (exactly one `p`, one `s`, one `d` or `h`, …)', {
-      gap: 'structure: the invoice checks read the fields a decoder returns (which keeps one of several), not how many there are',
-    }),
-    v1('contract.reading.id-exact', 'MUST', 'An id answers only for itself: a prefix or near miss of a real id is a 404', {
-      gap: 'exactness: the unknown-id checks ask made-up ids, never a prefix, a case change or a near miss of a real one',
-    }),
-    v1('contract.reading.other-account', 'MUST', "Another account's id answers exactly as an unknown one (the same status and body)", {
-      gap: 'exactness: read.other-account-hidden accepts any 4xx that reveals nothing, read.other-account-404 (SHOULD) asks 404; no check compares the answer with an unknown id\'s',
-    }),
+    v1('contract.reading.nwc-relay-url', 'MUST', '`nwcRelay` is a `ws://` or `wss://` URL on NWC requests'),
+    v1('contract.reading.invoice-multiplicities', 'MUST', 'An invoice has the multiplicities BOLT 11 requires of a writer (exactly one `p`, one `s`, one `d` or `h`, …)'),
+    v1('contract.reading.id-exact', 'MUST', 'An id answers only for itself: a prefix or near miss of a real id is a 404'),
+    v1('contract.reading.other-account', 'MUST', "Another account's id answers exactly as an unknown one (the same status and body)"),
     v1('contract.reading.bearer-only', 'MUST', 'Only `Authorization: Bearer <key>` authenticates'),
-    control('contract.reading.refused-changes-nothing', 'MUST', 'A refused request (401, 400) changes nothing and emits nothing', { gap: SIDE_EFFECTS }),
+    control('contract.reading.refused-changes-nothing', 'MUST', 'A refused request (401, 400) changes nothing and emits nothing'),
   ]),
   ...from('contract', 'Outgrowing one process: PostgreSQL and replicas', [
     offHttp('contract.pg.schema', 'MUST', '`--database-url` keeps the state in PostgreSQL 14+ (not with `--data`); the first start creates the schema, a later version migrates it, simultaneous starts are safe', 'test/postgres-serve.test.ts'),

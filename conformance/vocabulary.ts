@@ -14,8 +14,11 @@ export const PROFILES = ['core', 'lifecycle', 'full'] as const;
 /** Which checks run: `core` (black box), `lifecycle` (needs controls or a pay command), `full` (both). */
 export type Profile = (typeof PROFILES)[number];
 
-/** The profile a check belongs to: `core` checks are black-box; `lifecycle` checks need a way to move requests on. */
-export type CheckProfile = Exclude<Profile, 'full'>;
+/**
+ * The profile a check belongs to: `core` checks are black-box; `lifecycle` checks need a way to
+ * move requests on; `full` checks hold the control API's own promises and run in `full` only.
+ */
+export type CheckProfile = Profile;
 
 /**
  * How lifecycle checks move a payment request on: the target's control API, a pay command, or an

@@ -26,6 +26,8 @@ describe('the conformance suite against the MSW handlers (setupServer)', () => {
       apiKey: 'sk_test_custodial',
       readOnlyKey: 'sk_test_readonly',
       nwcKey: 'sk_test_nwc',
+      // The accounts, reset and credential checks of the full profile make scratch accounts with it.
+      adminKey: 'sk_test_admin',
       profile: 'full',
     });
     console.log(`MSW ${await loadedMswVersion()}, full profile: ${result.checks.length} checks in ${Math.round(result.durationMs)} ms`);

@@ -12,6 +12,8 @@ import type { ConformanceResult } from '../result.js';
 import { ALL_CHECKS } from './index.js';
 
 const KEYS = { apiKey: 'sk_test_custodial', readOnlyKey: 'sk_test_readonly', nwcKey: 'sk_test_nwc' } as const;
+/** The key with the accounts permission: the full profile's accounts, reset and credential checks make scratch accounts with it. */
+const ADMIN_KEY = 'sk_test_admin';
 
 function outcomes(result: ConformanceResult): Record<string, string> {
   return Object.fromEntries(result.checks.map((check) => [check.id, check.outcome]));
@@ -37,7 +39,7 @@ describe('the check list', () => {
       expect(check.section.length).toBeGreaterThan(0);
       expect(check.title.length).toBeGreaterThan(0);
       expect(['MUST', 'SHOULD']).toContain(check.level);
-      expect(['core', 'lifecycle']).toContain(check.profile);
+      expect(['core', 'lifecycle', 'full']).toContain(check.profile);
     }
   });
 });
@@ -50,7 +52,7 @@ describe('against our server with its defaults', () => {
   afterAll(() => server.close());
 
   it('passes the full profile with every key and a paying NWC wallet: nothing failed, warned or skipped, in under 15 s', async () => {
-    const result = await runConformance({ baseUrl: server.url, ...KEYS, profile: 'full', payerNwcUrl: await payerOf(server) });
+    const result = await runConformance({ baseUrl: server.url, ...KEYS, adminKey: ADMIN_KEY, profile: 'full', payerNwcUrl: await payerOf(server) });
     console.log(`full profile: ${result.checks.length} checks in ${Math.round(result.durationMs)} ms; observations ${JSON.stringify(result.observations)}`);
     expect(notPassed(result)).toEqual([]);
     expect(result.passed).toBe(true);
@@ -110,7 +112,7 @@ describe('against our server set to the other readings', () => {
   afterAll(() => server.close());
 
   it('passes and observes minimum 1, floor rounding and the effective percentage', async () => {
-    const result = await runConformance({ baseUrl: server.url, ...KEYS, profile: 'full', payerNwcUrl: await payerOf(server) });
+    const result = await runConformance({ baseUrl: server.url, ...KEYS, adminKey: ADMIN_KEY, profile: 'full', payerNwcUrl: await payerOf(server) });
     expect(notPassed(result)).toEqual([]);
     expect(result.passed).toBe(true);
     expect(result.observations).toMatchObject({ minimumAmount: '1', feeRounding: 'floor', feePercentageBelow1000: 'effective', network: 'regtest' });

@@ -1,8 +1,12 @@
 /** Every check of the suite, in report order. */
 import type { Check } from '../check.js';
+import { accountsChecks } from './accounts.js';
 import { authChecks } from './auth.js';
+import { controlChecks } from './control.js';
 import { createChecks } from './create.js';
+import { credentialChecks } from './credentials.js';
 import { endpointChecks } from './endpoints.js';
+import { exactnessChecks } from './exactness.js';
 import { feeChecks } from './fees.js';
 import { invoiceChecks } from './invoice.js';
 import { lifecycleChecks } from './lifecycle.js';
@@ -18,7 +22,11 @@ export const ALL_CHECKS: readonly Check[] = [
   ...feeChecks,
   ...validationChecks,
   ...readChecks,
+  ...exactnessChecks,
   ...nwcChecks,
   ...invoiceChecks,
   ...lifecycleChecks,
+  ...controlChecks,
+  ...accountsChecks,
+  ...credentialChecks,
 ];

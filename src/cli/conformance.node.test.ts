@@ -168,6 +168,8 @@ describe('lnpr conformance --payer-nwc-url: paying through an NWC wallet', () =>
     const file = join(dir, 'payer.json');
     const { code, stdout, stderr } = await conformance([
       '--base-url', server.url, '--api-key', KEY, '--read-only-key', 'sk_test_readonly', '--nwc-key', 'sk_test_nwc',
+      // The accounts, reset and credential checks of the full profile make scratch accounts with the admin key.
+      '--admin-key', ADMIN_KEY,
       '--profile', 'full', '--payer-nwc-url', wallet.nwcUrl, '--reporter', 'json', '--output', file,
     ]);
     const report = JSON.parse(readFileSync(file, 'utf8'));

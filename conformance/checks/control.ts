@@ -1,0 +1,245 @@
+/**
+ * The control API's own promises (CONTRACT.md "Sandbox control API"), which the `full` profile
+ * holds a target that offers that API to: complete, fail and expire answer 200 with the payment
+ * request; `/pay` answers `{paymentRequestId, status: "completed", preimage}`; a transition out of a
+ * terminal state answers exactly 409 and changes nothing; an id that is not the account's (unknown,
+ * one edit away from a real one, another account's) answers 404 as an unknown one does; the clock
+ * answers `{now, frozen}` and each account has its own. `core` and `lifecycle` never run these, so
+ * a target without a control API is held to nothing here.
+ */
+import { hexToBytes } from '@noble/hashes/utils.js';
+import type { Check, CheckContext } from '../check.js';
+import { CheckSkipped } from '../check-errors.js';
+import type { ApiAnswer } from '../client.js';
+import { letTimePass } from './lifecycle.js';
+import { differences } from './read.js';
+import {
+  assert,
+  createPaymentRequest,
+  describeBody,
+  getPaymentRequest,
+  has,
+  HEX_64,
+  hexValue,
+  isObject,
+  reportedStatus,
+  sha256Hex,
+  sharedNwcRequest,
+  sharedPaymentRequest,
+  show,
+} from './support.js';
+import { assertAnswersAsUnknown, clockOf, CONTROL, nearMisses, readClockOf, STATE_OF, transitionPath, TRANSITIONS, type Transition } from './control-support.js';
+
+const SECTION = 'CONTRACT: Sandbox control API';
+
+/** A request moved on by one control call, with the call's answer and the reads after it. */
+interface Moved {
+  created: Record<string, any>;
+  answer: ApiAnswer;
+  read: Record<string, any>;
+  status: unknown;
+}
+
+/** One request per transition, created, moved on through the control API and read back; shared. */
+function moved(context: CheckContext, transition: Transition): Promise<Moved> {
+  return context.shared(`control: ${transition}d request`, async () => {
+    const created = await createPaymentRequest(context, { amount: 1000, description: `lnpr conformance control: ${transition}` });
+    // Timestamps may be whole seconds: the transition must be able to move updatedAt (lifecycle.updated-at-every-transition).
+    await letTimePass(context.lifecycle!);
+    const answer = await context.client.post(transitionPath(created.id, transition));
+    const read = await getPaymentRequest(context, created.id);
+    return { created, answer, read, status: await reportedStatus(context, created.id) };
+  });
+}
+
+/** Fails unless a preimage is 64 hex digits whose SHA-256 is `paymentHash`. */
+function assertPreimage(what: string, preimage: unknown, paymentHash: unknown): void {
+  assert(typeof preimage === 'string' && HEX_64.test(preimage), `${what}: expected preimage 64 hex digits, got ${show(preimage)}`);
+  const hash = sha256Hex(hexToBytes(preimage.toLowerCase()));
+  assert(hash === hexValue(paymentHash), `${what}: expected SHA-256(preimage) = paymentHash ${show(paymentHash)}, got ${hash}`);
+}
+
+/** Holds one transition's answer: 200, the payment request in its new state, as GET then shows it. */
+function answerCheck(transition: Transition, holds: readonly string[]): Check {
+  const state = STATE_OF[transition];
+  return {
+    id: `control.${transition}-answer`,
+    holds,
+    title: `POST …/{id}/${transition} answers 200 with the payment request, ${state}, as GET then shows it`,
+    section: SECTION,
+    statement: `CONTRACT: "POST /sandbox/v1/payment-requests/{id}/${transition}" → status ${state}; answer "200, the payment request"`,
+    level: 'MUST',
+    profile: 'full',
+    needs: ['controls'],
+    async run(context) {
+      const { created, answer, read, status } = await moved(context, transition);
+      const what = `POST ${transitionPath(created.id, transition)} on a pending request`;
+      assert(answer.status === 200, `${what}: expected HTTP 200, got ${answer.status} ${describeBody(answer)}`);
+      assert(isObject(answer.body), `${what}: expected the payment request (a JSON object), got ${describeBody(answer) || 'an empty body'}`);
+      const body = answer.body;
+      assert(body.id === created.id && body.status === state, `${what}: expected the payment request ${created.id} with status "${state}", got id ${show(body.id)}, status ${show(body.status)}`);
+      if (state === 'completed') assertPreimage(what, body.preimage, created.paymentHash);
+      else assert(!has(body, 'preimage'), `${what}: a ${state} request shows no preimage, got ${show(body.preimage)}`);
+      assert(read.status === state && status === state, `after ${what}: expected "${state}" on GET and on the status endpoint; GET ${show(read.status)}, status endpoint ${show(status)}`);
+      const problems = [...differences(body, read), ...differences(read, body).map((problem) => `(GET's ${problem})`)];
+      assert(problems.length === 0, `${what}: the answer differs from GET right after: ${problems.join('; ')}`);
+    },
+  };
+}
+
+/** The other two transitions, for each terminal state. */
+const OUT_OF: ReadonlyArray<[Transition, Transition[]]> = [
+  ['complete', ['fail', 'expire']],
+  ['fail', ['complete', 'expire']],
+  ['expire', ['complete', 'fail']],
+];
+
+/** The control checks. */
+export const controlChecks: Check[] = [
+  answerCheck('complete', ['contract.control.complete-answer', 'contract.control.complete']),
+  answerCheck('fail', ['contract.control.fail-answer', 'contract.control.fail']),
+  answerCheck('expire', ['contract.control.expire-answer', 'contract.control.expire']),
+  {
+    id: 'control.terminal-409',
+    holds: ['contract.control.terminal-409', 'contract.control.terminal-unchanged', 'contract.reading.refused-changes-nothing'],
+    title: 'A transition out of completed, failed or expired answers exactly 409 and changes nothing (every field as before)',
+    section: SECTION,
+    statement: 'CONTRACT: "A transition out of a terminal state (completed, expired, failed) answers 409 and changes nothing"',
+    level: 'MUST',
+    profile: 'full',
+    needs: ['controls'],
+    async run(context) {
+      const wrong: string[] = [];
+      await Promise.all(
+        OUT_OF.map(async ([into, outs]) => {
+          const { created, read } = await moved(context, into);
+          if (read.status !== STATE_OF[into]) throw new CheckSkipped(`the request ${into}d through the control API reads ${show(read.status)} (control.${into}-answer's business)`);
+          const before = await getPaymentRequest(context, created.id);
+          for (const out of outs) {
+            const answer = await context.client.post(transitionPath(created.id, out));
+            if (answer.status !== 409) wrong.push(`POST ${transitionPath(created.id, out)} on a ${STATE_OF[into]} request: expected HTTP 409, got ${answer.status} ${describeBody(answer)}`);
+          }
+          const after = await getPaymentRequest(context, created.id);
+          const problems = [...differences(before, after), ...differences(after, before)];
+          if (problems.length > 0 || after.updatedAt !== before.updatedAt) {
+            wrong.push(`a ${STATE_OF[into]} request after ${outs.join(' and ')} were refused: expected every field as before; ${problems.join('; ') || `updatedAt ${show(before.updatedAt)} → ${show(after.updatedAt)}`}`);
+          }
+        }),
+      );
+      assert(wrong.length === 0, wrong.join('; '));
+    },
+  },
+  {
+    id: 'control.unknown-id-404',
+    holds: ['contract.control.unknown-id-404', 'contract.reading.id-exact'],
+    title: 'complete, fail and expire on an unknown id, or on one edit away from a real id, answer 404; the real request is untouched',
+    section: SECTION,
+    statement: 'CONTRACT: "An unknown id answers 404"; "an id answers only for itself (a prefix or near miss of a real id is a 404)"',
+    level: 'MUST',
+    profile: 'full',
+    needs: ['controls'],
+    async run(context) {
+      const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance control: near-miss ids' });
+      const before = await getPaymentRequest(context, created.id);
+      const ids = [{ what: 'an unknown id', id: 'pr_doesnotexist000' }, ...nearMisses(created.id).map(({ what, id }) => ({ what: `${what} (of a pending request)`, id }))];
+      const answers = await Promise.all(
+        ids.flatMap(({ what, id }) => TRANSITIONS.map(async (transition) => ({ what: `POST ${transitionPath(id, transition)}: ${what}`, answer: await context.client.post(transitionPath(id, transition)) }))),
+      );
+      const wrong = answers.filter(({ answer }) => answer.status !== 404).map(({ what, answer }) => `${what}: expected HTTP 404, got ${answer.status} ${describeBody(answer)}`);
+      assert(wrong.length === 0, `${wrong.length} of ${answers.length} calls: ${wrong.slice(0, 4).join('; ')}${wrong.length > 4 ? '; …' : ''}`);
+      const after = await getPaymentRequest(context, created.id);
+      assert(after.status === 'pending' && after.updatedAt === before.updatedAt, `the real request after transitions on ids near its own: expected it pending and unchanged, got status ${show(after.status)}, updatedAt ${show(before.updatedAt)} → ${show(after.updatedAt)}`);
+    },
+  },
+  {
+    id: 'control.other-account-404',
+    holds: ['contract.control.own-account', 'contract.reading.other-account', 'contract.accounts.isolated'],
+    title: "complete, fail and expire on another account's request answer as for an unknown id (status and body) and leave it pending",
+    section: SECTION,
+    statement: 'CONTRACT: "every call acts on the key\'s own account only"; "another account\'s id answers exactly as an unknown one (the same status and body)"',
+    level: 'MUST',
+    profile: 'full',
+    needs: ['controls', 'nwcKey'],
+    async run(context) {
+      const [own, other] = await Promise.all([sharedPaymentRequest(context), sharedNwcRequest(context)]);
+      if (own.isNwc === other.isNwc) throw new CheckSkipped(`both keys create requests with isNwc ${show(own.isNwc)}: they may belong to one account`);
+      const nwcKey = context.options.nwcKey!;
+      const before = await getPaymentRequest(context, other.id, { key: nwcKey });
+      const [unknownId, againId] = [nearMisses(other.id)[2]!.id, `${other.id.slice(0, -2)}zz`];
+      for (const transition of TRANSITIONS) {
+        const [answer, unknown, again] = await Promise.all([other.id, unknownId, againId].map((id) => context.client.post(transitionPath(id, transition))));
+        assertAnswersAsUnknown(`POST ${transitionPath(other.id, transition)} (the NWC key's request) with the main key`, answer!, other.id, unknown!, unknownId, again!, againId);
+      }
+      const after = await getPaymentRequest(context, other.id, { key: nwcKey });
+      assert(after.status === before.status && after.updatedAt === before.updatedAt, `the NWC key's request after the main key's control calls on it: expected it unchanged, got status ${show(before.status)} → ${show(after.status)}, updatedAt ${show(before.updatedAt)} → ${show(after.updatedAt)}`);
+    },
+  },
+  {
+    id: 'control.pay-answer',
+    holds: ['contract.control.pay', 'contract.control.pay-answer'],
+    title: 'POST /sandbox/v1/pay with a pending request\'s invoice answers 200 {paymentRequestId, status: "completed", preimage}; the request then reads completed with that preimage',
+    section: SECTION,
+    statement: 'CONTRACT: "POST /sandbox/v1/pay {"invoice"}: a wallet pays that invoice; 200 {"paymentRequestId", "status": "completed", "preimage"}"',
+    level: 'MUST',
+    profile: 'full',
+    needs: ['controls'],
+    async run(context) {
+      const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance control: pay' });
+      await letTimePass(context.lifecycle!);
+      const answer = await context.client.post(`${CONTROL}/pay`, { body: { invoice: created.invoice } });
+      const what = `POST ${CONTROL}/pay with the invoice of a pending request`;
+      assert(answer.status === 200 && isObject(answer.body), `${what}: expected HTTP 200 with a JSON object, got ${answer.status} ${describeBody(answer)}`);
+      const body = answer.body;
+      assert(body.paymentRequestId === created.id, `${what}: expected paymentRequestId ${show(created.id)}, got ${show(body.paymentRequestId)}`);
+      assert(body.status === 'completed', `${what}: expected status "completed", got ${show(body.status)}`);
+      assertPreimage(what, body.preimage, created.paymentHash);
+      const read = await getPaymentRequest(context, created.id);
+      assert(read.status === 'completed' && hexValue(read.preimage) === hexValue(body.preimage), `after ${what}: expected GET to read completed with the preimage /pay answered; got status ${show(read.status)}, preimage ${show(read.preimage)}`);
+    },
+  },
+  {
+    id: 'control.clock-answers',
+    holds: ['contract.control.clock-now', 'contract.control.clock-frozen', 'contract.control.clock-advance', 'contract.control.clock-advance-answer'],
+    title: 'GET /sandbox/v1/clock answers {now: ISO 8601, frozen: boolean}; POST …/clock/advance answers 200 with the clock, moved on by the seconds asked',
+    section: SECTION,
+    statement: 'CONTRACT: "GET /sandbox/v1/clock → 200 {"now": ISO-8601, "frozen": bool}"; "POST /sandbox/v1/clock/advance {"seconds": N} → 200, the clock"',
+    level: 'MUST',
+    profile: 'full',
+    needs: ['controls'],
+    async run(context) {
+      await context.lifecycle!.holdingClock(async (clock) => {
+        const before = await readClockOf(context);
+        const advanced = clockOf({ status: 200, body: await clock.advance(5), text: '', isJson: true } as ApiAnswer, `POST ${CONTROL}/clock/advance {"seconds": 5}`);
+        assert(advanced.nowMs - before.nowMs >= 5000, `POST ${CONTROL}/clock/advance {"seconds": 5}: expected now at least 5 s after ${new Date(before.nowMs).toISOString()}, got ${new Date(advanced.nowMs).toISOString()}`);
+        const after = await readClockOf(context);
+        assert(after.nowMs >= advanced.nowMs && after.frozen === advanced.frozen, `GET ${CONTROL}/clock after the advance: expected the clock the advance answered (or later), got now ${new Date(after.nowMs).toISOString()} frozen ${after.frozen} (the advance answered ${new Date(advanced.nowMs).toISOString()}, frozen ${advanced.frozen})`);
+      });
+    },
+  },
+  {
+    id: 'control.clock-per-account',
+    holds: ['contract.control.clock-per-account', 'contract.control.own-account'],
+    title: "Moving the main account's clock on 30 s leaves the NWC account's clock where it was",
+    section: SECTION,
+    statement: 'CONTRACT: "every call acts on the key\'s own account only"; "the clock per account"',
+    level: 'MUST',
+    profile: 'full',
+    needs: ['controls', 'nwcKey'],
+    async run(context) {
+      const [own, other] = await Promise.all([sharedPaymentRequest(context), sharedNwcRequest(context)]);
+      if (own.isNwc === other.isNwc) throw new CheckSkipped(`both keys create requests with isNwc ${show(own.isNwc)}: they may belong to one account`);
+      const nwcKey = context.options.nwcKey!;
+      await context.lifecycle!.holdingClock(async (clock) => {
+        // The NWC clock is read inside the main clock's readings, so a running clock moves it less.
+        const mainBefore = await readClockOf(context);
+        const nwcBefore = await readClockOf(context, nwcKey);
+        await clock.advance(30);
+        const nwcAfter = await readClockOf(context, nwcKey);
+        const mainAfter = await readClockOf(context);
+        const [mainMoved, nwcMoved] = [mainAfter.nowMs - mainBefore.nowMs, nwcAfter.nowMs - nwcBefore.nowMs];
+        assert(mainMoved >= 30_000, `the main account's clock moved ${mainMoved} ms when advanced 30 s`);
+        assert(mainMoved - nwcMoved >= 15_000, `the NWC account's clock moved ${nwcMoved} ms while only the main account's was advanced 30 s (it moved ${mainMoved} ms): the accounts share a clock`);
+      });
+    },
+  },
+];
