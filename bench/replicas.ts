@@ -14,8 +14,9 @@
  *     accounts (a key-hashing proxy in front of it); 2 replicas, each owning half the accounts,
  *     behind a key-hashing proxy (bench/key-hash-proxy.ts: every request reaches its account's
  *     owner, as each account was first used through it); the same 2 behind a round-robin proxy
- *     (half the requests forwarded). Alternating rounds; the replica processes' CPU time (/proc)
- *     per 2xx answer. Then requests for one replica's accounts sent to the other only: the
+ *     (half the requests forwarded); and, as a control, the lone replica at half the rate (what
+ *     each of the 2 replicas by key gets: a process's CPU per request grows as its rate falls).
+ *     Alternating rounds; the replica processes' CPU time (/proc) per 2xx answer. Then requests for one replica's accounts sent to the other only: the
  *     forwarding replica's CPU per forwarded request (the extra cost of a request reaching a
  *     replica that must forward it) and the owner's.
  * (c) Failover: a request made with a short expiresIn on a running clock through its account's
@@ -357,9 +358,11 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
   console.log(`\nIdle CPU over ${IDLE_SECONDS} s, ms per second: lone replica ${idle(lone.pid)}, replica 1 ${idle(first.pid)}, replica 2 ${idle(second.pid)}`);
 
   const setups = {
-    '1 replica': { url: toLone.url, pids: [lone.pid], accounts: loneAccounts },
-    '2 replicas, by key': { url: byKey.url, pids: [first.pid, second.pid], accounts: pairAccounts },
-    '2 replicas, round robin': { url: roundRobin.url, pids: [first.pid, second.pid], accounts: pairAccounts },
+    '1 replica': { url: toLone.url, pids: [lone.pid], accounts: loneAccounts, share: 1 },
+    '2 replicas, by key': { url: byKey.url, pids: [first.pid, second.pid], accounts: pairAccounts, share: 1 },
+    '2 replicas, round robin': { url: roundRobin.url, pids: [first.pid, second.pid], accounts: pairAccounts, share: 1 },
+    // The control: what each of 2 replicas by key gets, on the lone replica (rounds twice as long, the same answers).
+    '1 replica, half the rate': { url: toLone.url, pids: [lone.pid], accounts: loneAccounts, share: 0.5 },
   };
   type SetupName = keyof typeof setups;
   const names = Object.keys(setups) as SetupName[];
@@ -368,17 +371,18 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
     `\n(b) Replicas' CPU per request (their processes' CPU time from /proc per 2xx answer), ${pairAccounts.length} accounts made through the accounts API ` +
       `(the 2 replicas own ${ACCOUNTS_PER_REPLICA} each), each request for a random one, through a balancer (its own process, not counted): ` +
       `key-hashing (every request reaches its account's owner) or round-robin (half forwarded); ${ROUNDS} rounds of ${SECONDS} s per setup, ` +
-      `the order rotating, ${CONNECTIONS} connections at a fixed rate (GET ${RATES.GET}/s, POST ${RATES.POST}/s)`,
+      `the order rotating, ${CONNECTIONS} connections at a fixed rate (GET ${RATES.GET}/s, POST ${RATES.POST}/s; the control: the lone replica at half of it, as each of 2 replicas by key gets)`,
   );
   console.log(
     '| case | 1 replica: CPU µs/req (median) | 2 by key: CPU µs/req (median) | ratio 2 by key / 1 | 2 round robin: CPU µs/req (median) | ratio round robin / 1 | ' +
-      'rounds 1 replica | rounds 2 by key | rounds 2 round robin | req/s (medians: 1, by key, round robin) | other load % |',
+      'control, 1 replica at half the rate: CPU µs/req (median) | ratio control / 1 | ' +
+      'rounds 1 replica | rounds 2 by key | rounds 2 round robin | rounds control | req/s (medians: 1, by key, round robin, control) | other load % |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   const medians = new Map<string, number>();
   for (const [caseName, request, rate] of CASES) {
     // Warm-up of every setup.
-    for (const setup of Object.values(setups)) await measure(setup.url, request(setup.accounts), setup.pids, { seconds: 3 }, rate);
+    for (const setup of Object.values(setups)) await measure(setup.url, request(setup.accounts), setup.pids, { seconds: 3 }, rate * setup.share);
     takeFailures();
     const cpu = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<SetupName, number[]>;
     const rps = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<SetupName, number[]>;
@@ -387,17 +391,17 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
       for (let i = 0; i < names.length; i++) {
         const name = names[(r + i) % names.length]!;
         const setup = setups[name];
-        const run = await measure(setup.url, request(setup.accounts), setup.pids, { seconds: SECONDS }, rate, (pid) => `${caseName}, ${name} (${role(pid)})`);
+        const run = await measure(setup.url, request(setup.accounts), setup.pids, { seconds: SECONDS / setup.share }, rate * setup.share, (pid) => `${caseName}, ${name} (${role(pid)})`);
         cpu[name].push((sumOf(run.cpuMs.values()) * 1000) / run.ok);
         rps[name].push(run.ok / run.seconds);
         other.push(run.other2xx);
       }
     }
-    const [one, key, rr] = names.map((name) => median(cpu[name])) as [number, number, number];
+    const [one, key, rr, control] = names.map((name) => median(cpu[name])) as [number, number, number, number];
     medians.set(caseName, one);
     console.log(
-      `| ${caseName} | ${round(one)} | ${round(key)} | ${ratio(key, one)} | ${round(rr)} | ${ratio(rr, one)} | ${list(cpu['1 replica'])} | ${list(cpu['2 replicas, by key'])} | ` +
-        `${list(cpu['2 replicas, round robin'])} | ${names.map((name) => round(median(rps[name]))).join(', ')} | ${list(other)} |` +
+      `| ${caseName} | ${round(one)} | ${round(key)} | ${ratio(key, one)} | ${round(rr)} | ${ratio(rr, one)} | ${round(control)} | ${ratio(control, one)} | ` +
+        `${list(cpu['1 replica'])} | ${list(cpu['2 replicas, by key'])} | ${list(cpu['2 replicas, round robin'])} | ${list(cpu['1 replica, half the rate'])} | ${names.map((name) => round(median(rps[name]))).join(', ')} | ${list(other)} |` +
         takeFailures(),
     );
   }
