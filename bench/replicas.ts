@@ -16,9 +16,10 @@
  *     owner, as each account was first used through it); the same 2 behind a round-robin proxy
  *     (half the requests forwarded); and, as a control, the lone replica at half the rate (what
  *     each of the 2 replicas by key gets: a process's CPU per request grows as its rate falls).
- *     Alternating rounds; the replica processes' CPU time (/proc) per 2xx answer. Then requests for one replica's accounts sent to the other only: the
- *     forwarding replica's CPU per forwarded request (the extra cost of a request reaching a
- *     replica that must forward it) and the owner's.
+ *     Alternating rounds; the replica processes' CPU time (/proc) per 2xx answer. Then requests
+ *     for one replica's accounts only, sent to it or to the other replica only, alternating: the
+ *     owner's CPU per request either way and the forwarding replica's (the extra cost of a
+ *     request reaching a replica that must forward it).
  * (c) Failover: a request made with a short expiresIn on a running clock through its account's
  *     owner, that owner SIGKILLed just before it falls due; the time from the kill to the arrival
  *     of its `payment_request.expired` webhook, sent by the replica that took the account over
@@ -325,9 +326,10 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
   const toLone = await startProxy('key-hash-proxy.ts', [lone.url]);
   const byKey = await startProxy('key-hash-proxy.ts', [first.url, second.url]);
   const roundRobin = await startProxy('round-robin-proxy.ts', [first.url, second.url]);
-  // Every request to the second replica, which owns none of the first one's accounts.
+  // Every request to one replica: the first (the owner of the accounts sent), or the second (which forwards them).
+  const toFirst = await startProxy('round-robin-proxy.ts', [first.url]);
   const toSecond = await startProxy('round-robin-proxy.ts', [second.url]);
-  proxies.push(toLone.child, byKey.child, roundRobin.child, toSecond.child);
+  proxies.push(toLone.child, byKey.child, roundRobin.child, toFirst.child, toSecond.child);
 
   // The pair's accounts: an account is owned by the replica that made it, so each is made on the
   // replica its key hashes to (one whose key hashes to the other replica is deleted again).
@@ -379,7 +381,6 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
       'rounds 1 replica | rounds 2 by key | rounds 2 round robin | rounds control | req/s (medians: 1, by key, round robin, control) | other load % |',
   );
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
-  const medians = new Map<string, number>();
   for (const [caseName, request, rate] of CASES) {
     // Warm-up of every setup.
     for (const setup of Object.values(setups)) await measure(setup.url, request(setup.accounts), setup.pids, { seconds: 3 }, rate * setup.share);
@@ -398,7 +399,6 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
       }
     }
     const [one, key, rr, control] = names.map((name) => median(cpu[name])) as [number, number, number, number];
-    medians.set(caseName, one);
     console.log(
       `| ${caseName} | ${round(one)} | ${round(key)} | ${ratio(key, one)} | ${round(rr)} | ${ratio(rr, one)} | ${round(control)} | ${ratio(control, one)} | ` +
         `${list(cpu['1 replica'])} | ${list(cpu['2 replicas, by key'])} | ${list(cpu['2 replicas, round robin'])} | ${list(cpu['1 replica, half the rate'])} | ${names.map((name) => round(median(rps[name]))).join(', ')} | ${list(other)} |` +
@@ -408,34 +408,43 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
 
   const firstAccounts = owned.get(first)!;
   console.log(
-    `\nRequests for replica 1's ${firstAccounts.length} accounts sent to replica 2 only (each forwarded to replica 1): ${ROUNDS} rounds of ${SECONDS} s, ` +
-      `${CONNECTIONS} connections at the same rates; "extra" is (forwarder + owner) minus the 1-replica median above`,
+    `\nRequests for replica 1's ${firstAccounts.length} accounts only, sent to replica 1 (their owner) or to replica 2 (which forwards each to replica 1), ` +
+      `${ROUNDS} alternating rounds of ${SECONDS} s each, ${CONNECTIONS} connections at the same rates; the extra cost of a forward is forwarder + owner (forwarded) − owner (direct)`,
   );
-  console.log('| case | forwarder CPU µs per forwarded request (median) | owner CPU µs/req (median) | extra per forwarded request (µs) | req/s (median) | rounds forwarder µs/req | rounds owner µs/req | other load % |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log(
+    '| case | direct: owner CPU µs/req (median) | direct: replica 2 meanwhile µs/req | forwarded: forwarder CPU µs/req (median) | forwarded: owner CPU µs/req (median) | ' +
+      'extra per forwarded request (µs) | rounds direct owner | rounds direct replica 2 | rounds forwarder | rounds forwarded owner | req/s (medians: direct, forwarded) | other load % |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const [caseName, request, rate] of CASES) {
-    await measure(toSecond.url, request(firstAccounts), [second.pid, first.pid], { seconds: 2 }, rate);
+    const routes = [
+      ['direct', toFirst.url],
+      ['forwarded', toSecond.url],
+    ] as const;
+    for (const [, url] of routes) await measure(url, request(firstAccounts), [second.pid, first.pid], { seconds: 2 }, rate);
     takeFailures();
-    const forwarderCpu: number[] = [];
-    const ownerCpu: number[] = [];
-    const rps: number[] = [];
+    const owner = { direct: [] as number[], forwarded: [] as number[] };
+    const peer = { direct: [] as number[], forwarded: [] as number[] };
+    const rps = { direct: [] as number[], forwarded: [] as number[] };
     const other: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      const run = await measure(toSecond.url, request(firstAccounts), [second.pid, first.pid], { seconds: SECONDS }, rate, (pid) => `${caseName}, to the non-owner (${pid === first.pid ? 'owner' : 'forwarder'})`);
-      forwarderCpu.push((run.cpuMs.get(second.pid)! * 1000) / run.ok);
-      ownerCpu.push((run.cpuMs.get(first.pid)! * 1000) / run.ok);
-      rps.push(run.ok / run.seconds);
-      other.push(run.other2xx);
+      for (const [route, url] of r % 2 === 0 ? routes : [...routes].reverse()) {
+        const run = await measure(url, request(firstAccounts), [second.pid, first.pid], { seconds: SECONDS }, rate, (pid) => `${caseName}, ${route} (${pid === first.pid ? 'owner' : 'replica 2'})`);
+        owner[route].push((run.cpuMs.get(first.pid)! * 1000) / run.ok);
+        peer[route].push((run.cpuMs.get(second.pid)! * 1000) / run.ok);
+        rps[route].push(run.ok / run.seconds);
+        other.push(run.other2xx);
+      }
     }
-    const forwarder = median(forwarderCpu);
-    const owner = median(ownerCpu);
+    const [direct, idlePeer, forwarder, forwardedOwner] = [owner.direct, peer.direct, peer.forwarded, owner.forwarded].map(median) as [number, number, number, number];
     console.log(
-      `| ${caseName} | ${round(forwarder)} | ${round(owner)} | ${round(forwarder + owner - medians.get(caseName)!)} | ${round(median(rps))} | ${list(forwarderCpu)} | ${list(ownerCpu)} | ${list(other)} |` +
+      `| ${caseName} | ${round(direct)} | ${round(idlePeer)} | ${round(forwarder)} | ${round(forwardedOwner)} | ${round(forwarder + forwardedOwner - direct)} | ` +
+        `${list(owner.direct)} | ${list(peer.direct)} | ${list(peer.forwarded)} | ${list(owner.forwarded)} | ${round(median(rps.direct))}, ${round(median(rps.forwarded))} | ${list(other)} |` +
         takeFailures(),
     );
   }
   for (const served of [lone, first, second]) served.child.kill('SIGTERM');
-  for (const proxy of [toLone, byKey, roundRobin, toSecond]) proxy.child.kill('SIGTERM');
+  for (const proxy of [toLone, byKey, roundRobin, toFirst, toSecond]) proxy.child.kill('SIGTERM');
   await Promise.all([lone.exited, first.exited, second.exited]);
   if (profileDir !== undefined) {
     await writeFile(join(profileDir, WINDOWS_FILE), `${JSON.stringify(windows, null, 2)}\n`);
@@ -471,11 +480,13 @@ async function benchFailover(cluster: PostgresCluster, started: Served[]): Promi
   const flags = ['--webhook', receiver.url];
   const ACCOUNT = 'acct_custodial';
   try {
-    let owner = await replica(db, flags);
-    started.push(owner);
+    // The first round's owner is the replica that does not run the relay (the account is first
+    // used through it); from then on, the one that takes the account over takes the relay too.
     let other = await replica(db, flags);
     started.push(other);
-    const rows: Array<{ killToExpired: number; dueToExpired: number; relay: boolean }> = [];
+    let owner = await replica(db, flags);
+    started.push(owner);
+    const rows: Array<{ killToExpired: number; killToTakenOver: number; dueToExpired: number; relay: boolean }> = [];
     for (let r = 0; r < FAILOVERS; r++) {
       // Through the owner (the first round: the account's first use, which makes it the owner).
       const res = await fetch(`${owner.url}${COLLECTION}`, {
@@ -492,10 +503,12 @@ async function benchFailover(cluster: PostgresCluster, started: Served[]): Promi
       await sleep(Math.max(0, dueMs - KILL_BEFORE_DUE_MS - Date.now()));
       owner.child.kill('SIGKILL');
       const killedAt = Date.now();
+      // When the survivor says it took the account over (its rows loaded, what was due run), to 20 ms.
+      const survivor = other;
+      const takenOver = until(() => takeovers(survivor, ACCOUNT) > takenBefore, 30_000, `the other replica to say it took ${ACCOUNT} over`).then(() => Date.now());
       await until(() => receiver.expiredAt.has(made.id), 30_000, `the expired webhook of round ${r + 1}`);
       const arrived = receiver.expiredAt.get(made.id)!;
-      await until(() => takeovers(other, ACCOUNT) > takenBefore, 5_000, `the other replica to say it took ${ACCOUNT} over`);
-      rows.push({ killToExpired: arrived - killedAt, dueToExpired: arrived - dueMs, relay: ranRelay });
+      rows.push({ killToExpired: arrived - killedAt, killToTakenOver: (await takenOver) - killedAt, dueToExpired: arrived - dueMs, relay: ranRelay });
       await owner.exited;
       // The killed replica comes back; the next round kills the account's new owner.
       const back = await replica(db, flags);
@@ -505,10 +518,10 @@ async function benchFailover(cluster: PostgresCluster, started: Served[]): Promi
       await sleep(500);
     }
     console.log(`\n(c) Failover: a request with expiresIn ${EXPIRES_IN_SECONDS} s (running clock) made through its account's owner (2 replicas), that owner SIGKILLed ${KILL_BEFORE_DUE_MS} ms before it falls due; ${FAILOVERS} rounds`);
-    console.log('| round | SIGKILL → expired webhook from the replica that took the account over (ms) | due → expired webhook (ms) | the killed replica also ran the relay |');
-    console.log('| --- | --- | --- | --- |');
-    rows.forEach((row, i) => console.log(`| ${i + 1} | ${row.killToExpired} | ${row.dueToExpired} | ${row.relay ? 'yes' : 'no'} |`));
-    console.log(`| median | ${round(median(rows.map((r) => r.killToExpired)))} | ${round(median(rows.map((r) => r.dueToExpired)))} | |`);
+    console.log('| round | SIGKILL → expired webhook from the replica that took the account over (ms) | SIGKILL → its "taken over" line (ms) | due → expired webhook (ms) | the killed replica also ran the relay |');
+    console.log('| --- | --- | --- | --- | --- |');
+    rows.forEach((row, i) => console.log(`| ${i + 1} | ${row.killToExpired} | ${row.killToTakenOver} | ${row.dueToExpired} | ${row.relay ? 'yes' : 'no'} |`));
+    console.log(`| median | ${round(median(rows.map((r) => r.killToExpired)))} | ${round(median(rows.map((r) => r.killToTakenOver)))} | ${round(median(rows.map((r) => r.dueToExpired)))} | |`);
     for (const served of [owner, other]) served.child.kill('SIGTERM');
     await Promise.all([owner.exited, other.exited]);
   } finally {
