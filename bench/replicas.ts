@@ -15,7 +15,9 @@
  *     behind a key-hashing proxy (bench/key-hash-proxy.ts: every request reaches its account's
  *     owner, as each account was first used through it); the same 2 behind a round-robin proxy
  *     (half the requests forwarded); and, as a control, the lone replica at half the rate (what
- *     each of the 2 replicas by key gets: a process's CPU per request grows as its rate falls).
+ *     each of the 2 replicas by key gets: does a process's CPU per request grow as its rate
+ *     falls?) and 2 lone replicas of 2 databases behind the key-hashing proxy (what 2 busy
+ *     processes cost on this machine, with nothing shared).
  *     Alternating rounds; the replica processes' CPU time (/proc) per 2xx answer. Then requests
  *     for one replica's accounts only, sent to it or to the other replica only, alternating: the
  *     owner's CPU per request either way and the forwarding replica's (the extra cost of a
@@ -309,6 +311,25 @@ const CASES = [
 ] as const;
 
 /**
+ * `ACCOUNTS_PER_REPLICA` accounts on each of `servers`, with SEEDED payment requests each: an
+ * account is owned by the replica that made it, so each is made on the one its key hashes to (one
+ * whose key hashes to another is deleted again).
+ */
+async function accountsByKey(servers: Served[], label: string): Promise<Map<Served, Account[]>> {
+  const owned = new Map<Served, Account[]>(servers.map((server) => [server, []]));
+  for (const [index, owner] of servers.entries()) {
+    for (let n = 0; owned.get(owner)!.length < ACCOUNTS_PER_REPLICA; n++) {
+      if (n >= 20 * ACCOUNTS_PER_REPLICA) throw new Error(`after ${n} accounts made on ${label} replica ${index + 1}, too few keys hash to it`);
+      const account = await makeAccount(owner.url, `bench ${label} ${index + 1}.${n}`);
+      if (upstreamIndexOf(account.authorization, servers.length) === index) owned.get(owner)!.push(account);
+      else if ((await call(owner.url, 'DELETE', `/sandbox/v1/accounts/${account.id}`, ADMIN)).status >= 300) throw new Error(`deleting ${account.id} failed`);
+    }
+    for (const account of owned.get(owner)!) await seed(owner.url, account, SEEDED);
+  }
+  return owned;
+}
+
+/**
  * (b) Replicas' CPU per request: 1 replica; 2 replicas behind a key-hashing proxy (every request
  * reaches its account's owner) and behind a round-robin one (half forwarded); then requests sent
  * to the replica that does not own their account only.
@@ -318,32 +339,26 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
   if (profileDir !== undefined) await mkdir(profileDir, { recursive: true });
   const lone = await replica(await freshDatabase(cluster), [], nodeFlags);
   started.push(lone);
+  // The second control: a lone replica of a database of its own, beside the first (2 sandboxes that share nothing).
+  const twin = await replica(await freshDatabase(cluster), [], nodeFlags);
+  started.push(twin);
   const pairDb = await freshDatabase(cluster);
   const first = await replica(pairDb, [], nodeFlags);
   started.push(first);
   const second = await replica(pairDb, [], nodeFlags);
   started.push(second);
   const toLone = await startProxy('key-hash-proxy.ts', [lone.url]);
+  const independent = await startProxy('key-hash-proxy.ts', [lone.url, twin.url]);
   const byKey = await startProxy('key-hash-proxy.ts', [first.url, second.url]);
   const roundRobin = await startProxy('round-robin-proxy.ts', [first.url, second.url]);
   // Every request to one replica: the first (the owner of the accounts sent), or the second (which forwards them).
   const toFirst = await startProxy('round-robin-proxy.ts', [first.url]);
   const toSecond = await startProxy('round-robin-proxy.ts', [second.url]);
-  proxies.push(toLone.child, byKey.child, roundRobin.child, toFirst.child, toSecond.child);
+  proxies.push(toLone.child, independent.child, byKey.child, roundRobin.child, toFirst.child, toSecond.child);
 
-  // The pair's accounts: an account is owned by the replica that made it, so each is made on the
-  // replica its key hashes to (one whose key hashes to the other replica is deleted again).
-  const owned = new Map<Served, Account[]>([[first, []], [second, []]]);
-  for (const [index, owner] of [first, second].entries()) {
-    for (let n = 0; owned.get(owner)!.length < ACCOUNTS_PER_REPLICA; n++) {
-      if (n >= 20 * ACCOUNTS_PER_REPLICA) throw new Error(`after ${n} accounts made on replica ${index + 1}, too few keys hash to it`);
-      const account = await makeAccount(owner.url, `bench pair ${index + 1}.${n}`);
-      if (upstreamIndexOf(account.authorization, 2) === index) owned.get(owner)!.push(account);
-      else if ((await call(owner.url, 'DELETE', `/sandbox/v1/accounts/${account.id}`, ADMIN)).status >= 300) throw new Error(`deleting ${account.id} failed`);
-    }
-    for (const account of owned.get(owner)!) await seed(owner.url, account, SEEDED);
-  }
+  const owned = await accountsByKey([first, second], 'pair');
   const pairAccounts = [...owned.values()].flat();
+  const independentAccounts = [...(await accountsByKey([lone, twin], 'independent')).values()].flat();
   const loneAccounts: Account[] = [];
   for (let n = 0; n < 2 * ACCOUNTS_PER_REPLICA; n++) {
     const account = await makeAccount(lone.url, `bench lone ${n}`);
@@ -353,11 +368,11 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
 
   // What each replica spends with no request at all (leases, the owners' sweep, the relay's
   // timers): part of every setup's CPU per request, twice over with 2 replicas.
-  const idleBefore = sampleCpu([lone.pid, first.pid, second.pid]);
+  const idleBefore = sampleCpu([lone.pid, twin.pid, first.pid, second.pid]);
   await sleep(IDLE_SECONDS * 1000);
-  const idleAfter = sampleCpu([lone.pid, first.pid, second.pid]);
+  const idleAfter = sampleCpu([lone.pid, twin.pid, first.pid, second.pid]);
   const idle = (pid: number) => round((processCpuMs(idleBefore, idleAfter, pid) ?? Number.NaN) / IDLE_SECONDS);
-  console.log(`\nIdle CPU over ${IDLE_SECONDS} s, ms per second: lone replica ${idle(lone.pid)}, replica 1 ${idle(first.pid)}, replica 2 ${idle(second.pid)}`);
+  console.log(`\nIdle CPU over ${IDLE_SECONDS} s, ms per second: lone replica ${idle(lone.pid)}, its twin ${idle(twin.pid)}, replica 1 ${idle(first.pid)}, replica 2 ${idle(second.pid)}`);
 
   const setups = {
     '1 replica': { url: toLone.url, pids: [lone.pid], accounts: loneAccounts, share: 1 },
@@ -365,22 +380,25 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
     '2 replicas, round robin': { url: roundRobin.url, pids: [first.pid, second.pid], accounts: pairAccounts, share: 1 },
     // The control: what each of 2 replicas by key gets, on the lone replica (rounds twice as long, the same answers).
     '1 replica, half the rate': { url: toLone.url, pids: [lone.pid], accounts: loneAccounts, share: 0.5 },
+    // The second: 2 lone replicas of 2 databases behind the key-hashing proxy, each with half the
+    // accounts: what 2 busy processes cost on this machine, with nothing shared.
+    '2 independent sandboxes': { url: independent.url, pids: [lone.pid, twin.pid], accounts: independentAccounts, share: 1 },
   };
   type SetupName = keyof typeof setups;
   const names = Object.keys(setups) as SetupName[];
-  const role = (pid: number) => (pid === lone.pid ? 'lone replica' : pid === first.pid ? 'replica 1' : 'replica 2');
+  const role = (pid: number) => (pid === lone.pid ? 'lone replica' : pid === twin.pid ? 'its twin' : pid === first.pid ? 'replica 1' : 'replica 2');
   console.log(
     `\n(b) Replicas' CPU per request (their processes' CPU time from /proc per 2xx answer), ${pairAccounts.length} accounts made through the accounts API ` +
       `(the 2 replicas own ${ACCOUNTS_PER_REPLICA} each), each request for a random one, through a balancer (its own process, not counted): ` +
       `key-hashing (every request reaches its account's owner) or round-robin (half forwarded); ${ROUNDS} rounds of ${SECONDS} s per setup, ` +
-      `the order rotating, ${CONNECTIONS} connections at a fixed rate (GET ${RATES.GET}/s, POST ${RATES.POST}/s; the control: the lone replica at half of it, as each of 2 replicas by key gets)`,
+      `the order rotating, ${CONNECTIONS} connections at a fixed rate (GET ${RATES.GET}/s, POST ${RATES.POST}/s; the controls: the lone replica at half of it, as each of 2 replicas by key gets; 2 lone replicas of 2 databases behind the key-hashing proxy)`,
   );
   console.log(
     '| case | 1 replica: CPU µs/req (median) | 2 by key: CPU µs/req (median) | ratio 2 by key / 1 | 2 round robin: CPU µs/req (median) | ratio round robin / 1 | ' +
-      'control, 1 replica at half the rate: CPU µs/req (median) | ratio control / 1 | ' +
-      'rounds 1 replica | rounds 2 by key | rounds 2 round robin | rounds control | req/s (medians: 1, by key, round robin, control) | other load % |',
+      'control, 1 replica at half the rate: CPU µs/req (median) | ratio / 1 | control, 2 independent sandboxes: CPU µs/req (median) | ratio / 1 | ratio 2 by key / 2 independent | ' +
+      'rounds 1 replica | rounds 2 by key | rounds 2 round robin | rounds half rate | rounds 2 independent | req/s (medians: 1, by key, round robin, half rate, independent) | other load % |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log(`|${' --- |'.repeat(18)}`);
   for (const [caseName, request, rate] of CASES) {
     // Warm-up of every setup.
     for (const setup of Object.values(setups)) await measure(setup.url, request(setup.accounts), setup.pids, { seconds: 3 }, rate * setup.share);
@@ -398,10 +416,10 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
         other.push(run.other2xx);
       }
     }
-    const [one, key, rr, control] = names.map((name) => median(cpu[name])) as [number, number, number, number];
+    const [one, key, rr, control, twins] = names.map((name) => median(cpu[name])) as [number, number, number, number, number];
     console.log(
-      `| ${caseName} | ${round(one)} | ${round(key)} | ${ratio(key, one)} | ${round(rr)} | ${ratio(rr, one)} | ${round(control)} | ${ratio(control, one)} | ` +
-        `${list(cpu['1 replica'])} | ${list(cpu['2 replicas, by key'])} | ${list(cpu['2 replicas, round robin'])} | ${list(cpu['1 replica, half the rate'])} | ${names.map((name) => round(median(rps[name]))).join(', ')} | ${list(other)} |` +
+      `| ${caseName} | ${round(one)} | ${round(key)} | ${ratio(key, one)} | ${round(rr)} | ${ratio(rr, one)} | ${round(control)} | ${ratio(control, one)} | ${round(twins)} | ${ratio(twins, one)} | ${ratio(key, twins)} | ` +
+        `${list(cpu['1 replica'])} | ${list(cpu['2 replicas, by key'])} | ${list(cpu['2 replicas, round robin'])} | ${list(cpu['1 replica, half the rate'])} | ${list(cpu['2 independent sandboxes'])} | ${names.map((name) => round(median(rps[name]))).join(', ')} | ${list(other)} |` +
         takeFailures(),
     );
   }
@@ -443,9 +461,9 @@ async function benchReplicaCpu(cluster: PostgresCluster, started: Served[], prox
         takeFailures(),
     );
   }
-  for (const served of [lone, first, second]) served.child.kill('SIGTERM');
-  for (const proxy of [toLone, byKey, roundRobin, toFirst, toSecond]) proxy.child.kill('SIGTERM');
-  await Promise.all([lone.exited, first.exited, second.exited]);
+  for (const served of [lone, twin, first, second]) served.child.kill('SIGTERM');
+  for (const proxy of [toLone, independent, byKey, roundRobin, toFirst, toSecond]) proxy.child.kill('SIGTERM');
+  await Promise.all([lone.exited, twin.exited, first.exited, second.exited]);
   if (profileDir !== undefined) {
     await writeFile(join(profileDir, WINDOWS_FILE), `${JSON.stringify(windows, null, 2)}\n`);
     console.log(`\n${profileTable(await summarizeProfiles(profileDir))}\n(top functions: npx tsx bench/profile-summary.ts ${profileDir})`);
