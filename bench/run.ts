@@ -34,7 +34,7 @@
  * the payments and the relay; no other server, no start-up targets, no storage figures.
  * BENCH_ONLY=postgres measures only the PostgreSQL store (bench/postgres.ts, about two minutes):
  * POST, GET, GET status against the JSON file, and PostgreSQL's CPU per acknowledged create.
- * BENCH_ONLY=replicas measures only replicas on PostgreSQL (bench/replicas.ts, about nine minutes):
+ * BENCH_ONLY=replicas measures only replicas on PostgreSQL (bench/replicas.ts, about twelve minutes):
  * one account's transitions per second (create then complete; memory and PostgreSQL), replicas'
  * CPU per request at 1 replica and at 2 (each owning half the accounts) behind a key-hashing proxy
  * and a round-robin one, a forwarding replica's CPU per forwarded request, and the failover time
