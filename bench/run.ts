@@ -34,10 +34,11 @@
  * the payments and the relay; no other server, no start-up targets, no storage figures.
  * BENCH_ONLY=postgres measures only the PostgreSQL store (bench/postgres.ts, about two minutes):
  * POST, GET, GET status against the JSON file, and PostgreSQL's CPU per acknowledged create.
- * BENCH_ONLY=replicas measures only replicas on PostgreSQL (bench/replicas.ts, about three minutes):
+ * BENCH_ONLY=replicas measures only replicas on PostgreSQL (bench/replicas.ts, about twelve minutes):
  * one account's transitions per second (create then complete; memory and PostgreSQL), replicas'
- * CPU per request at 1 and 2 replicas behind a round-robin proxy and a standby's per forwarded
- * request, and the failover time from SIGKILL of the leader to the first expiry by the new one.
+ * CPU per request at 1 replica and at 2 (each owning half the accounts) behind a key-hashing proxy
+ * and a round-robin one, a forwarding replica's CPU per forwarded request, and the failover time
+ * from SIGKILL of an account's owner to the first expiry by the replica that takes it over.
  * BENCH_ONLY=relay measures only "API under relay load" (`bench/relay-load.ts`, about a minute, on
  * the sources): GET p50/p99 quiet and during findings 3 and 4 of issue 21, and what the attacker
  * received; a full run measures it too (on the build), after NWC.
