@@ -6,25 +6,19 @@
  * it was led over); an account a store makes is its replica's in the same transaction.
  */
 import postgres, { type Sql } from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AccountOwners } from '../src/replicas/account-owners.js';
 import { LeaderLease } from '../src/replicas/leader-lease.js';
 import { replicaLock } from '../src/replicas/replica-lock.js';
 import { ensureSchema } from '../src/store/postgres/schema.node.js';
 import { FencedError, openPostgresStore } from '../src/store/postgres/postgres-store.node.js';
 import type { PaymentRequestRecord } from '../src/core/store/payment-request.js';
-import { postgresAvailable, startPostgresCluster, type PostgresCluster } from './support/postgres-cluster.js';
+import { postgresForFile, type PostgresCluster } from './support/postgres-cluster.js';
 import { freshDatabase, query } from './support/postgres-database.js';
 import { until } from './support/waiting.js';
 
-const available = postgresAvailable();
-if (!available.ok) console.warn(`PostgreSQL suites skipped: ${available.why} (LNPR_REQUIRE_POSTGRES=1 makes this a failure)`);
-
 let cluster: PostgresCluster;
-beforeAll(async () => {
-  if (available.ok) cluster = await startPostgresCluster();
-}, 120_000);
-afterAll(() => cluster?.destroy());
+const available = postgresForFile((started) => (cluster = started));
 
 /** A replica's lock (its own connection) and owners, adopting into a list. */
 async function replicaOn(url: string, name: string) {

@@ -4,7 +4,7 @@
  * equal to the tables (before and after a reopen), and rows past the kept history (events, their
  * attempts, wallet transactions) are deleted while the store runs, through the real server too.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PaymentRequestRecord } from '../src/core/store/payment-request.js';
 import { StorageUnavailableError } from '../src/core/store/sandbox-store.js';
 import type { DeliveryRecord, EventRecord } from '../src/core/store/webhook-records.js';
@@ -13,18 +13,12 @@ import { KEPT_EVENTS_PER_ACCOUNT } from '../src/core/events/event-log.js';
 import { KEPT_TRANSACTIONS_PER_WALLET } from '../src/core/wallets/wallet-limits.js';
 import { MAX_IN_FLIGHT, openPostgresStore, PRUNE_AT, type PostgresStore } from '../src/store/postgres/postgres-store.node.js';
 import { testPaymentRequest } from '../src/store/testing/payment-request.js';
-import { postgresAvailable, startPostgresCluster, type PostgresCluster } from './support/postgres-cluster.js';
+import { postgresForFile, type PostgresCluster } from './support/postgres-cluster.js';
 import { freshDatabase, query } from './support/postgres-database.js';
 import { startServer } from './support/sandbox-server.js';
 
-const available = postgresAvailable();
-if (!available.ok) console.warn(`PostgreSQL suites skipped: ${available.why} (LNPR_REQUIRE_POSTGRES=1 makes this a failure)`);
-
 let cluster: PostgresCluster;
-beforeAll(async () => {
-  if (available.ok) cluster = await startPostgresCluster();
-}, 120_000);
-afterAll(() => cluster?.destroy());
+const available = postgresForFile((started) => (cluster = started));
 
 const quiet = { onNotice: () => {} };
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));

@@ -3,22 +3,16 @@
  * client made survives a restart, writes share commits (group commit, counted by PostgreSQL
  * itself), a fenced write is refused and leaves nothing behind, and the conformance suite passes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openPostgresStore, type FencedError, type PostgresStore } from '../src/store/postgres/postgres-store.node.js';
 import { runCli } from './support/cli-process.js';
-import { postgresAvailable, startPostgresCluster, type PostgresCluster } from './support/postgres-cluster.js';
+import { postgresForFile, type PostgresCluster } from './support/postgres-cluster.js';
 import { committedTransactions, freshDatabase, query } from './support/postgres-database.js';
 import { createBody, KEYS, startServer, type RunningServer } from './support/sandbox-server.js';
 import { startReceiver } from './support/webhook-receiver.js';
 
-const available = postgresAvailable();
-if (!available.ok) console.warn(`PostgreSQL suites skipped: ${available.why} (LNPR_REQUIRE_POSTGRES=1 makes this a failure)`);
-
 let cluster: PostgresCluster;
-beforeAll(async () => {
-  if (available.ok) cluster = await startPostgresCluster();
-}, 120_000);
-afterAll(() => cluster?.destroy());
+const available = postgresForFile((started) => (cluster = started));
 
 /** A server on a store of the database at `url`. */
 async function serverOn(url: string, options: Parameters<typeof openPostgresStore>[0] = {}): Promise<{ server: RunningServer; store: PostgresStore }> {

@@ -24,8 +24,7 @@ import {
   isObject,
   reportedStatus,
   sha256Hex,
-  sharedNwcRequest,
-  sharedPaymentRequest,
+  twoAccountsRequests,
   show,
 } from './support.js';
 import { assertAnswersAsUnknown, clockOf, CONTROL, nearMisses, readClockOf, STATE_OF, transitionPath, TRANSITIONS, type Transition } from './control-support.js';
@@ -161,9 +160,7 @@ export const controlChecks: Check[] = [
     profile: 'full',
     needs: ['controls', 'nwcKey'],
     async run(context) {
-      const [own, other] = await Promise.all([sharedPaymentRequest(context), sharedNwcRequest(context)]);
-      if (own.isNwc === other.isNwc) throw new CheckSkipped(`both keys create requests with isNwc ${show(own.isNwc)}: they may belong to one account`);
-      const nwcKey = context.options.nwcKey!;
+      const { other, nwcKey } = await twoAccountsRequests(context);
       const before = await getPaymentRequest(context, other.id, { key: nwcKey });
       const [unknownId, againId] = [nearMisses(other.id)[2]!.id, `${other.id.slice(0, -2)}zz`];
       for (const transition of TRANSITIONS) {
@@ -226,9 +223,7 @@ export const controlChecks: Check[] = [
     profile: 'full',
     needs: ['controls', 'nwcKey'],
     async run(context) {
-      const [own, other] = await Promise.all([sharedPaymentRequest(context), sharedNwcRequest(context)]);
-      if (own.isNwc === other.isNwc) throw new CheckSkipped(`both keys create requests with isNwc ${show(own.isNwc)}: they may belong to one account`);
-      const nwcKey = context.options.nwcKey!;
+      const { nwcKey } = await twoAccountsRequests(context);
       await context.lifecycle!.holdingClock(async (clock) => {
         // The NWC clock is read inside the main clock's readings, so a running clock moves it less.
         const mainBefore = await readClockOf(context);

@@ -10,7 +10,7 @@ import { CheckSkipped } from '../check-errors.js';
 import { taggedFieldProblems } from './bolt11-fields.js';
 import { assertAnswersAsUnknown, nearMisses } from './control-support.js';
 import { receivedPaymentRequests } from './received.js';
-import { assert, describeBody, getPaymentRequest, postCreate, requestPath, sharedNwcRequest, sharedPaymentRequest, show } from './support.js';
+import { assert, describeBody, getPaymentRequest, postCreate, requestPath, sharedNwcRequest, sharedPaymentRequest, show, twoAccountsRequests } from './support.js';
 
 /** Whether `value` is a ws:// or wss:// URL with a host. */
 function isRelayUrl(value: unknown): boolean {
@@ -106,9 +106,7 @@ export const exactnessChecks: Check[] = [
     profile: 'core',
     needs: ['nwcKey'],
     async run(context) {
-      const [own, other] = await Promise.all([sharedPaymentRequest(context), sharedNwcRequest(context)]);
-      if (own.isNwc === other.isNwc) throw new CheckSkipped(`both keys create requests with isNwc ${show(own.isNwc)}: they may belong to one account`);
-      const nwcKey = context.options.nwcKey!;
+      const { own, other, nwcKey } = await twoAccountsRequests(context);
       for (const { request, key, whose } of [
         { request: other, key: undefined, whose: "the NWC key's request, with the main key" },
         { request: own, key: nwcKey, whose: "the main key's request, with the NWC key" },

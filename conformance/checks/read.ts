@@ -4,7 +4,6 @@
  * 404 on both, and another account's request is not readable.
  */
 import type { Check, CheckContext } from '../check.js';
-import { CheckSkipped } from '../check-errors.js';
 import type { ApiAnswer } from '../client.js';
 import { assertEvery, receivedPaymentRequests, type Origin } from './received.js';
 import {
@@ -17,8 +16,8 @@ import {
   has,
   reportedStatus,
   requestPath,
-  sharedNwcRequest,
   sharedPaymentRequest,
+  twoAccountsRequests,
   show,
   timeOf,
 } from './support.js';
@@ -99,10 +98,7 @@ function reveals(answer: ApiAnswer, request: Record<string, any>): string | unde
 /** Cross-account reads: the main key reading the NWC key's request and the other way round. */
 function crossReads(context: CheckContext): Promise<Array<{ what: string; answer: ApiAnswer; request: Record<string, any> }>> {
   return context.shared('cross-account reads', async () => {
-    const [own, other] = await Promise.all([sharedPaymentRequest(context), sharedNwcRequest(context)]);
-    // Different modes mean different accounts (the mode comes from the account); the same mode may be one account.
-    if (own.isNwc === other.isNwc) throw new CheckSkipped(`both keys create requests with isNwc ${show(own.isNwc)}: they may belong to one account, so neither is "another account"`);
-    const nwcKey = context.options.nwcKey!;
+    const { own, other, nwcKey } = await twoAccountsRequests(context);
     const reads = [
       { what: `GET ${requestPath(other.id)} (NWC key's request) with the main key`, path: requestPath(other.id), key: undefined, request: other },
       { what: `GET ${requestPath(other.id, true)} (NWC key's request) with the main key`, path: requestPath(other.id, true), key: undefined, request: other },

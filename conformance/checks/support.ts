@@ -116,6 +116,16 @@ export function sharedNwcRequest(context: CheckContext): Promise<any> {
   );
 }
 
+/**
+ * The main key's shared request and the NWC key's, which belong to two accounts (skipped, saying
+ * why, when both keys create requests of one mode: they may be one account), and the NWC key.
+ */
+export async function twoAccountsRequests(context: CheckContext): Promise<{ own: any; other: any; nwcKey: string }> {
+  const [own, other] = await Promise.all([sharedPaymentRequest(context), sharedNwcRequest(context)]);
+  if (own.isNwc === other.isNwc) throw new CheckSkipped(`both keys create requests with isNwc ${show(own.isNwc)}: they may belong to one account, so neither is "another account"`);
+  return { own, other, nwcKey: context.options.nwcKey! };
+}
+
 /** The path of one payment request (and its status). */
 export function requestPath(id: string, status = false): string {
   return `${COLLECTION}/${encodeURIComponent(id)}${status ? '/status' : ''}`;

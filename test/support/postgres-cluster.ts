@@ -8,6 +8,7 @@
  * owned by it). Where no binaries are found, `postgresAvailable()` says why, and suites skip,
  * unless `LNPR_REQUIRE_POSTGRES=1` (CI), which turns a missing PostgreSQL into a failure.
  */
+import { afterAll, beforeAll } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -125,4 +126,19 @@ function mkdirAsOwner(path: string): void {
     const gid = Number(execFileSync('id', ['-g', 'postgres']).toString());
     chownSync(path, uid, gid);
   }
+}
+
+/**
+ * For a PostgreSQL test file: whether the binaries are here (saying once why its suites skip if
+ * not), and a cluster started before the file's tests (handed to `use`) and destroyed after them.
+ */
+export function postgresForFile(use: (cluster: PostgresCluster) => void): ReturnType<typeof postgresAvailable> {
+  const available = postgresAvailable();
+  if (!available.ok) console.warn(`PostgreSQL suites skipped: ${available.why} (LNPR_REQUIRE_POSTGRES=1 makes this a failure)`);
+  let started: PostgresCluster | undefined;
+  beforeAll(async () => {
+    if (available.ok) use((started = await startPostgresCluster()));
+  }, 120_000);
+  afterAll(() => started?.destroy());
+  return available;
 }

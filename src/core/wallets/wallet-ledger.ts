@@ -238,23 +238,8 @@ export class WalletLedger {
       throw new WalletError('PAYMENT_FAILED', "the invoice belongs to a connected wallet outside this sandbox, which it cannot pay");
     }
     if (payer !== undefined) {
-      const sentAt = this.#nowSeconds(payer.accountId);
-      const sent: WalletTransactionRecord = {
-        id: newId('tx_', this.#deps.random),
-        walletId: payer.id,
-        accountId: payer.accountId,
-        type: 'outgoing',
-        state: 'settled',
-        invoice,
-        ...(request !== undefined ? { description: request.description } : walletInvoice?.description !== undefined ? { description: walletInvoice.description } : {}),
-        ...(walletInvoice?.descriptionHash !== undefined ? { descriptionHash: walletInvoice.descriptionHash } : {}),
-        preimage,
-        paymentHash,
-        amountMsats,
-        feesPaidMsats: 0,
-        createdAt: sentAt,
-        settledAt: sentAt,
-      };
+      const description = request !== undefined ? request.description : walletInvoice?.description;
+      const { sent, sentAt } = this.#outgoing(payer, { invoice, paymentHash, preimage, amountMsats, description, descriptionHash: walletInvoice?.descriptionHash });
       change.walletTransactions!.push(sent);
       const current = change.wallets!.find((wallet) => wallet.id === payer.id) ?? store.getWallet(payer.id) ?? payer;
       const debited = { ...current, balanceMsats: current.balanceMsats - amountMsats };
@@ -297,22 +282,7 @@ export class WalletLedger {
       if (left > 0) this.#reserved.set(payer.id, left);
       else this.#reserved.delete(payer.id);
     }
-    const sentAt = this.#nowSeconds(payer.accountId);
-    const sent: WalletTransactionRecord = {
-      id: newId('tx_', this.#deps.random),
-      walletId: payer.id,
-      accountId: payer.accountId,
-      type: 'outgoing',
-      state: 'settled',
-      invoice,
-      ...(payee.description !== undefined ? { description: payee.description } : {}),
-      preimage,
-      paymentHash,
-      amountMsats: payee.amountMsats,
-      feesPaidMsats: 0,
-      createdAt: sentAt,
-      settledAt: sentAt,
-    };
+    const { sent, sentAt } = this.#outgoing(payer, { invoice, paymentHash, preimage, amountMsats: payee.amountMsats, description: payee.description });
     const latest = this.#deps.store.getWallet(payer.id) ?? current;
     await this.#deps.store.commit({ walletTransactions: [sent], wallets: [{ ...latest, balanceMsats: latest.balanceMsats - payee.amountMsats }] });
     this.#deps.defer(() => this.#listeners.emit(payer.id, { notification_type: 'payment_sent', notification: toNip47Transaction(sent, sentAt) }));
@@ -332,6 +302,32 @@ export class WalletLedger {
       if (!(error instanceof WalletError)) throw error;
       throw new ApiError('invalid_transition', `Cannot pay payment request ${record.id}: ${error.message}.`);
     }
+  }
+
+  /** The payer's side of a payment: its outgoing transaction, settled now, no fees. */
+  #outgoing(
+    payer: WalletRecord,
+    paid: { invoice: string; paymentHash: string; preimage: string; amountMsats: number; description?: string | undefined; descriptionHash?: string | undefined },
+  ): { sent: WalletTransactionRecord; sentAt: number } {
+    const sentAt = this.#nowSeconds(payer.accountId);
+    const { description, descriptionHash } = paid;
+    const sent: WalletTransactionRecord = {
+      id: newId('tx_', this.#deps.random),
+      walletId: payer.id,
+      accountId: payer.accountId,
+      type: 'outgoing',
+      state: 'settled',
+      invoice: paid.invoice,
+      ...(description !== undefined ? { description } : {}),
+      ...(descriptionHash !== undefined ? { descriptionHash } : {}),
+      preimage: paid.preimage,
+      paymentHash: paid.paymentHash,
+      amountMsats: paid.amountMsats,
+      feesPaidMsats: 0,
+      createdAt: sentAt,
+      settledAt: sentAt,
+    };
+    return { sent, sentAt };
   }
 
   #checkPayable(walletInvoice: WalletTransactionRecord): void {
