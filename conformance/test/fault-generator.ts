@@ -69,6 +69,9 @@ export interface GeneratedVariant {
   notGenerated?: string;
 }
 
+/** Headers the proxy itself writes or drops by their lower-case names (faulty-proxy.ts). */
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+
 const OURS = "our server's own reading: the plain run holds it";
 
 /** How each reading of each open point is built, in OPEN_POINTS' order of readings. */
@@ -118,7 +121,10 @@ const READINGS: Record<string, Array<Omit<GeneratedVariant, 'id' | 'point' | 're
     },
   ],
   'open.header-case-encoding': [
-    { describe: 'header names in Title-Case', proxy: () => onResponse((_req, res) => void (res.headers = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase()), v])))) },
+    {
+      describe: 'header names in Title-Case (those of the connection left to the proxy)',
+      proxy: () => onResponse((_req, res) => void (res.headers = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [CONNECTION_HEADERS.has(k) ? k : k.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase()), v])))),
+    },
     { describe: 'a content-encoding the client accepted', notGenerated: 'the proxy sends text bodies only; the conforming variant "gzip answers" needs a binary path (next increment)' },
   ],
   'open.invoice-field-order': [

@@ -28,7 +28,7 @@ import { TARGETS } from './statement-targets.js';
 const SIZE: SetSize = process.env.LNPR_FAULTGEN_SIZE === 'large' ? 'large' : 'small';
 /** Runs at once: each is a server, a proxy and ~100 requests; the machine is shared. */
 const PARALLEL_RUNS = Number(process.env.LNPR_FAULTGEN_PARALLEL ?? 8);
-const REPORT = fileURLToPath(new URL('../../docs/data/generated-faults.json', import.meta.url));
+const REPORT = fileURLToPath(new URL(`../../docs/data/generated-faults${SIZE === 'large' ? '-large' : ''}.json`, import.meta.url));
 
 interface Verdict {
   killed: boolean;

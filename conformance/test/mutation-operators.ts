@@ -442,7 +442,11 @@ const reEncode: Operator = (t) => {
         ];
       if (t.type === 'hex') return [mutant(t, 're-encode', 'upper', `\`${t.field}\` in upper-case hex`, fieldEdit(t, (pr) => (pr[t.field] = String(pr[t.field]).toUpperCase())), 'the spec fixes no case of hex (the "upper-case hex" conforming variant)')];
       if (t.type === 'invoice') return [mutant(t, 're-encode', 'uri', 'the invoice as a `lightning:` URI', fieldEdit(t, (pr) => (pr.invoice = `lightning:${pr.invoice}`))), mutant(t, 're-encode', 'upper', 'the invoice in upper case', fieldEdit(t, (pr) => (pr.invoice = String(pr.invoice).toUpperCase())), 'BOLT 11 text is bech32, which is case-insensitive when not mixed: every decoder reads the same invoice')];
-      if (t.type === 'string' && (t.field === 'description' || t.field === 'status')) return [mutant(t, 're-encode', 'nfd', `\`${t.field}\` Unicode-normalised (NFD) on the way out`, fieldEdit(t, (pr) => (pr[t.field] = String(pr[t.field]).normalize('NFD')))), ...(t.field === 'status' ? [mutant(t, 're-encode', 'case', 'status in upper case', fieldEdit(t, (pr) => (pr.status = String(pr.status).toUpperCase())))] : [])];
+      if (t.type === 'string' && (t.field === 'description' || t.field === 'status'))
+        return [
+          mutant(t, 're-encode', 'nfd', `\`${t.field}\` Unicode-normalised (NFD) on the way out`, fieldEdit(t, (pr) => (pr[t.field] = String(pr[t.field]).normalize('NFD'))), t.field === 'status' ? 'the four states are ASCII words: NFD leaves them byte for byte' : undefined),
+          ...(t.field === 'status' ? [mutant(t, 're-encode', 'case', 'status in upper case', fieldEdit(t, (pr) => (pr.status = String(pr.status).toUpperCase())))] : []),
+        ];
       if (t.type === 'object') return [mutant(t, 're-encode', 'nfc', `\`${t.field}\` string values normalised to NFC`, fieldEdit(t, (pr) => (pr[t.field] = normalizeDeep(pr[t.field], 'NFC')))), mutant(t, 're-encode', 'nfkc', `\`${t.field}\` string values normalised to NFKC`, fieldEdit(t, (pr) => (pr[t.field] = normalizeDeep(pr[t.field], 'NFKC'))))];
       if (t.type === 'id') return [mutant(t, 're-encode', 'upper-prefix', 'ids shown with the prefix in upper case (PR_…)', fieldEdit(t, (pr) => (pr.id = String(pr.id).replace(/^pr_/, 'PR_'))))];
       if (t.type === 'url') return [mutant(t, 're-encode', 'scheme-case', 'nwcRelay with the scheme in upper case (WS://)', fieldEdit(t, (pr) => (pr.nwcRelay = String(pr.nwcRelay).replace(/^ws/i, 'WS'))), 'URL schemes are case-insensitive (RFC 3986 §3.1): every WebSocket client connects the same')];
@@ -461,7 +465,16 @@ const reEncode: Operator = (t) => {
     case 'control-answer':
       return Object.entries(t.fields)
         .filter(([, type]) => type === 'timestamp')
-        .map(([name]) => mutant(t, 're-encode', name, `\`${t.call}\` answers \`${name}\` with a +01:00 offset`, () => onResponse((req, res) => void (controlCall(req)?.startsWith(callPath(t.call)) && typeof res.body?.[name] === 'string' && (res.body[name] = plusOneHour(res.body[name]))))));
+        .map(([name]) =>
+          mutant(
+            t,
+            're-encode',
+            name,
+            `\`${t.call}\` answers \`${name}\` with a +01:00 offset`,
+            () => onResponse((req, res) => void (controlCall(req)?.startsWith(callPath(t.call)) && typeof res.body?.[name] === 'string' && (res.body[name] = plusOneHour(res.body[name])))),
+            t.call === 'clock' || t.call === 'clock-advance' ? 'CONTRACT.md asks the clock\'s `now` in ISO 8601, not in UTC: an offset form is ISO 8601 and names the same instant' : undefined,
+          ),
+        );
     case 'fee':
       if (t.rule === 'percentage') return [mutant(t, 're-encode', 'fraction', 'feePercentage as a fraction (0.005 for 0.5 %)', () => onObjects((pr) => void (typeof pr.feePercentage === 'number' && (pr.feePercentage = pr.feePercentage / 100))))];
       return [];
@@ -800,7 +813,17 @@ const breakStructure: Operator = (t) => {
         case 'signature':
           return [mutant(t, 'break', 'checksum', 'invoices with one data character changed (checksum and signature broken)', () => onObjects((pr) => void (typeof pr.invoice === 'string' && (pr.invoice = nudged('invoice', pr.invoice)))))];
         case 'network':
-          return [mutant(t, 'break', 'hrp', 'invoices on testnet (lntb) while the sandbox is on regtest (re-signed)', forged((d) => ({ hrp: `lntb${d.hrp.slice(d.prefix.length)}` })))];
+          return [
+            mutant(t, 'break', 'hrp', 'every invoice on testnet (lntb) while the sandbox is on regtest (re-signed)', forged((d) => ({ hrp: `lntb${d.hrp.slice(d.prefix.length)}` })), 'every invoice on one other network is what the same server run with `--network testnet` answers: a client that is not told the network cannot tell'),
+            mutant(t, 'break', 'mixed', 'custodial invoices on testnet (lntb), NWC ones on regtest (re-signed)', () => {
+              const cache = new Map<string, string>();
+              return onObjects((pr) => {
+                if (typeof pr.invoice !== 'string') return;
+                if (!cache.has(pr.invoice)) cache.set(pr.invoice, resignInvoice(pr.invoice, (d) => ({ hrp: `lntb${d.hrp.slice(d.prefix.length)}` })));
+                pr.invoice = cache.get(pr.invoice);
+              }, undefined, 'custodial');
+            }),
+          ];
         case 'amount':
           return [mutant(t, 'break', 'multiplier', 'the invoice amount spelled with a non-canonical multiplier (pico with a non-zero last digit)', forged((d) => (d.amountMsat === null ? {} : { hrp: `${d.prefix}${d.amountMsat * 10n + 1n}p` })))];
         case 'payment-hash':
