@@ -23,7 +23,6 @@ import { KNOWN_SURVIVORS } from './known-survivors.js';
 import { OPERATOR_NAMES } from './mutation-operators.js';
 import type { Hooks } from './proxy-hooks.js';
 import { KEYS } from './rewrites.js';
-import { TARGETS } from './statement-targets.js';
 
 const SIZE: SetSize = process.env.LNPR_FAULTGEN_SIZE === 'large' ? 'large' : 'small';
 /** Runs at once: each is a server, a proxy and ~100 requests; the machine is shared. */
@@ -93,22 +92,6 @@ const FAULTS = ONLY ? ALL_FAULTS.filter((f) => ONLY.test(f.id)) : ALL_FAULTS;
 const HELD = heldBy(ALL_CHECKS);
 
 describe('the generated fault set', () => {
-  it('has targets for every statement a client observes over HTTP', () => {
-    expect(observableStatements().filter((s) => (TARGETS[s.id] ?? []).length === 0).map((s) => s.id)).toEqual([]);
-    const known = new Set(observableStatements().map((s) => s.id));
-    expect(Object.keys(TARGETS).filter((id) => !known.has(id))).toEqual([]);
-  });
-
-  it('generates at least one fault for every observable statement held by a check (MAYs aside: breaking one conforms)', () => {
-    const withFault = new Set(ALL_FAULTS.filter((f) => f.equivalent === undefined).map((f) => f.statement));
-    const missing = observableStatements().filter((s) => s.level !== 'MAY' && HELD.has(s.id) && !withFault.has(s.id));
-    expect(missing.map((s) => s.id)).toEqual([]);
-  });
-
-  it('is deterministic (a fixed seed)', () => {
-    expect(generateFaults(SIZE, DEFAULT_SEED).map((f) => f.key)).toEqual(ALL_FAULTS.map((f) => f.key));
-  });
-
   it(`kills every generated fault not listed as a known survivor (${SIZE} set)`, { timeout: 1_800_000 }, async () => {
     const live = FAULTS.filter((f) => f.equivalent === undefined);
     const unique = [...new Map(live.map((f) => [f.key, f])).values()];
@@ -156,6 +139,8 @@ function buildReport(faults: GeneratedFault[], verdicts: Map<string, Verdict>, v
     survived: list.filter((r) => r.outcome === 'survived').length,
     equivalent: list.filter((r) => r.outcome === 'equivalent').length,
     broken: list.filter((r) => r.outcome === 'broken').length,
+    /** Killed only because the run refused to start (no check failed): weak kills, listed in `killedBy` with the error. */
+    killedByRefusal: list.filter((r) => r.outcome === 'killed' && r.error !== undefined).length,
   });
   return {
     format: 'lnpr-generated-faults',
