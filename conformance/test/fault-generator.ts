@@ -8,6 +8,7 @@
  * runs each once and credits the verdict to every statement and operator it stands for.
  */
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import type { NodeSandboxOptions } from '../../src/sandbox.node.js';
 import { OPEN_POINTS, STATEMENTS, type Statement } from '../statements.js';
 import { OPERATOR_NAMES, OPERATORS, type Mutant, type OperatorName } from './mutation-operators.js';
@@ -75,10 +76,25 @@ const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encodi
 const OURS = "our server's own reading: the plain run holds it";
 
 /** How each reading of each open point is built, in OPEN_POINTS' order of readings. */
-const READINGS: Record<string, Array<Omit<GeneratedVariant, 'id' | 'point' | 'reading'>>> = {
+type Builder = Omit<GeneratedVariant, 'id' | 'point' | 'reading'>;
+
+/** Rounds half to even (banker's rounding), one of the fee roundings the spec leaves open. */
+function halfToEven(value: number): number {
+  const floor = Math.floor(value);
+  const rest = value - floor;
+  if (Math.abs(rest - 0.5) > 1e-9) return Math.round(value);
+  return floor % 2 === 0 ? floor : floor + 1;
+}
+
+/** Per open point, per reading (in order), one builder or several (each a variant). */
+const READINGS: Record<string, Array<Builder | Builder[]>> = {
   'open.fee-rounding': [
     { describe: 'below 1,000 sats exactly 10', notGenerated: OURS },
-    { describe: 'fees rounded down from 1,000 sats', sandbox: { settings: { feeRounding: 'floor' } } },
+    [
+      { describe: 'fees rounded down from 1,000 sats', sandbox: { settings: { feeRounding: 'floor' } } },
+      { describe: 'fees rounded up from 1,000 sats', sandbox: { settings: { feeRounding: 'ceil' } } },
+      { describe: 'fees rounded half to even from 1,000 sats', proxy: () => onObjects((pr) => void (typeof pr.amount === 'number' && pr.amount >= 1000 && (pr.feeAmount = halfToEven(pr.amount / 200)))) },
+    ],
   ],
   'open.fee-percentage-below-threshold': [
     { describe: 'feePercentage 0.5 below 1,000 sats', notGenerated: OURS },
@@ -125,7 +141,15 @@ const READINGS: Record<string, Array<Omit<GeneratedVariant, 'id' | 'point' | 're
       describe: 'header names in Title-Case (those of the connection left to the proxy)',
       proxy: () => onResponse((_req, res) => void (res.headers = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [CONNECTION_HEADERS.has(k) ? k : k.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase()), v])))),
     },
-    { describe: 'a content-encoding the client accepted', notGenerated: 'the proxy sends text bodies only; the conforming variant "gzip answers" needs a binary path (next increment)' },
+    {
+      describe: 'answers gzip-compressed when the client lists gzip in accept-encoding',
+      proxy: () =>
+        onResponse((req, res) => {
+          if (!/\bgzip\b/i.test(req.headers['accept-encoding'] ?? '') || res.status === 204 || res.text.length === 0) return;
+          res.bytes = gzipSync(Buffer.from(res.body !== undefined ? JSON.stringify(res.body) : res.text, 'utf8'));
+          res.headers['content-encoding'] = 'gzip';
+        }),
+    },
   ],
   'open.invoice-field-order': [
     { describe: 'tagged fields in reversed order (re-signed)', proxy: () => invoiceEdit((fields) => [...fields].reverse()) },
@@ -170,9 +194,10 @@ function invoiceEdit(reorder: (fields: any[]) => any[]): Hooks {
 /** One variant per reading of each open point (those that cannot be built say why). */
 export function generateVariants(): GeneratedVariant[] {
   return OPEN_POINTS.flatMap((point) =>
-    point.readings.map((reading, n) => {
-      const built = READINGS[point.id]?.[n] ?? { describe: reading, notGenerated: 'no builder for this reading yet' };
-      return { id: `${point.id}/${n + 1}`, point: point.id, reading, ...built };
+    point.readings.flatMap((reading, n) => {
+      const entry = READINGS[point.id]?.[n] ?? { describe: reading, notGenerated: 'no builder for this reading yet' };
+      const builders = Array.isArray(entry) ? entry : [entry];
+      return builders.map((built, k) => ({ id: `${point.id}/${n + 1}${builders.length > 1 ? String.fromCharCode(97 + k) : ''}`, point: point.id, reading, ...built }));
     }),
   );
 }

@@ -294,3 +294,13 @@ export const KNOWN_SURVIVORS: Readonly<Record<'small' | 'large', readonly string
     'spec.status.404/loosen/5',
   ],
 };
+
+/**
+ * Conforming variants (one reading of an open point each) the suite fails today: it is too strict
+ * there. Listed, with why, for the next increment; the test fails when another variant fails or
+ * when one of these passes.
+ */
+export const KNOWN_FAILING_VARIANTS: Readonly<Record<string, string>> = {
+  'open.fee-rounding/2c':
+    'fees.rounding-above-threshold knows floor, round half up and ceil only; OPEN_POINTS (CONTRACT.md) lists half to even too (2,500 sats → 12)',
+};
