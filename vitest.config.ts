@@ -8,6 +8,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 const SLOW_SUITES = [
   'conformance/test/classifier.test.ts',
+  'conformance/test/generated-faults.test.ts',
   'test/readme-commands.test.ts',
   'test/postgres-*.test.ts',
   'test/replicas.test.ts',

@@ -37,6 +37,8 @@ export interface ProxyResponse {
   body: any;
   /** The raw body; to answer with something that is not JSON, set it and set `body` to undefined. */
   text: string;
+  /** Bytes to send instead of `body`/`text` (a compressed answer): set by a hook, sent as they are. */
+  bytes?: Buffer;
 }
 
 /** What a fault may use besides the request and response. */
@@ -198,7 +200,7 @@ export function isPaymentRequest(value: unknown): value is Record<string, any> {
 
 /** Sends `res`: its body re-serialized if the fault changed it (or answered on its own), else the upstream's bytes. */
 function send(outgoing: ServerResponse, res: ProxyResponse, originalJson: string | undefined): void {
-  const payload = res.body !== undefined && JSON.stringify(res.body) !== originalJson ? JSON.stringify(res.body) : res.text;
+  const payload = res.bytes ?? (res.body !== undefined && JSON.stringify(res.body) !== originalJson ? JSON.stringify(res.body) : res.text);
   const headers = Object.fromEntries(Object.entries(res.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
   headers['content-length'] = String(Buffer.byteLength(payload));
   outgoing.writeHead(res.status, headers);
