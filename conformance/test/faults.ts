@@ -52,6 +52,34 @@ export const SHARED_CATCH: Readonly<Record<string, string>> = {
   'read.status-agrees': "the status endpoint's word on a pending request is read again by lifecycle.expiry-boundary (pending just before expiresAt): a status endpoint that disagrees with GET fails both",
   'lifecycle.updated-at-moves': 'completion is one transition; lifecycle.updated-at-every-transition holds the rule on every transition the run saw',
   'lifecycle.expires-by-clock': 'its reading (a second past expiresAt) is also the "after" reading of lifecycle.expiry-boundary, which reads just before too',
+  // Checks added with the statement table (issue 24) overlap older ones on purpose (each statement
+  // held where a client reads it); conformance/checks/control-checks.test.ts has a fault of its
+  // own for most of them, and the generated set (generated-faults.test.ts) counts the rest.
+  'create.status-201': 'validation.description-code-points reads the 201 of a create too: a create answering another status fails both',
+  'create.id-format': 'read.id-exact and read.other-account-as-unknown read ids of the same shape (near misses of one, id-shaped text in answers): an id of another shape fails them too',
+  'create.description-values': 'the description rules are held three ways (values, 255 characters, code points): a fault that cuts or refuses descriptions fails all three',
+  'validation.description-255-accepted': 'the description rules are held three ways (values, 255 characters, code points): a fault that cuts or refuses descriptions fails all three',
+  'validation.description-code-points': 'the description rules are held three ways (values, 255 characters, code points); its own fault (UTF-16 units counted) is in control-checks.test.ts',
+  'read.unknown-id-404': 'an unknown id, a near miss of a real one and another account\'s id must all answer as an unknown id: a fault in that answer fails each of the five read.* checks of it',
+  'read.other-account-hidden': 'an unknown id, a near miss of a real one and another account\'s id must all answer as an unknown id: a fault in that answer fails each of the five read.* checks of it',
+  'read.other-account-404': 'an unknown id, a near miss of a real one and another account\'s id must all answer as an unknown id: a fault in that answer fails each of the five read.* checks of it',
+  'read.id-exact': 'an unknown id, a near miss of a real one and another account\'s id must all answer as an unknown id; its own fault (ids matched by prefix and case) is in control-checks.test.ts',
+  'read.other-account-as-unknown': 'an unknown id, a near miss of a real one and another account\'s id must all answer as an unknown id; its own fault (another body for another account) is in control-checks.test.ts',
+  'invoice.payment-secret': 'invoice.field-multiplicities counts the fields the decoder reads: an invoice without its payment secret fails both',
+  'invoice.field-multiplicities': 'counts the BOLT 11 fields the invoice.* checks decode (a missing one fails both); its own fault (two d fields) is in control-checks.test.ts',
+  'nwc.relay-on-get': 'nwc.relay-ws-url reads the same nwcRelay on GET: absent fails both',
+  'nwc.relay-ws-url': 'reads the nwcRelay nwc.relay-on-get reads (absent fails both); its own fault (an http URL) is in control-checks.test.ts',
+  'credentials.read-only-get': 'reads with the read-only key what read.* reads with the main key: a fault in reading fails both',
+  'control.clock-answers': 'no classifier fault changes the clock\'s answers; its own (frozen as a string) is in control-checks.test.ts',
+  'control.clock-per-account': 'no hand-written fault shares a clock between accounts (what the generated set\'s leak faults do to it is in its report)',
+  'accounts.create-answer': 'the classifier and the generated set run without --admin-key, so the scratch-account checks skip there; control-checks.test.ts runs them against our server (no fault of its own yet)',
+  'accounts.list': 'the classifier and the generated set run without --admin-key, so the scratch-account checks skip there; its own fault (keys in the list) is in control-checks.test.ts',
+  'accounts.delete': 'the classifier and the generated set run without --admin-key, so the scratch-account checks skip there; control-checks.test.ts runs them against our server (no fault of its own yet)',
+  'accounts.new-empty': 'the classifier and the generated set run without --admin-key, so the scratch-account checks skip there; control-checks.test.ts runs them against our server (no fault of its own yet)',
+  'accounts.reset': 'the classifier and the generated set run without --admin-key, so the scratch-account checks skip there; its own fault (reset keeps the clock) is in control-checks.test.ts',
+  'credentials.read-only-no-secrets': 'the classifier and the generated set run without --admin-key, so the scratch-account checks skip there; control-checks.test.ts runs them against our server (no fault of its own yet)',
+  'credentials.accounts-key-only': 'the classifier and the generated set run without --admin-key, so the scratch-account checks skip there; its own fault (the accounts key reads v1) is in control-checks.test.ts',
+  'credentials.refused-leaves-nothing': 'the classifier and the generated set run without --admin-key, so the scratch-account checks skip there; control-checks.test.ts runs them against our server (no fault of its own yet)',
 };
 
 const SECOND = 1000;
