@@ -49,15 +49,21 @@ async function replicaOn(url: string, name: string) {
   };
 }
 
+/** A fresh database with lnpr-sandbox's schema in place. */
+async function databaseWithSchema(): Promise<string> {
+  const url = await freshDatabase(cluster);
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await ensureSchema(admin);
+  await admin.end();
+  return url;
+}
+
 const record = (id: string, accountId: string): PaymentRequestRecord =>
   ({ id, accountId, status: 'pending', amount: 1000, description: 'x', invoice: 'lnbcrt1', paymentHash: id.padEnd(64, '0'), expiresAt: '2030-01-01T00:00:00.000Z', isNwc: false, feeAmount: 5, feePercentage: 0.5, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }) as PaymentRequestRecord;
 
 describe.skipIf(!available.ok)('account owners (lnpr_owners)', () => {
   it('first use owns, others are told where; a dead owner is taken over and fenced; its writes are refused from then on', { timeout: 60_000 }, async () => {
-    const url = await freshDatabase(cluster);
-    const admin = postgres(url, { max: 1, onnotice: () => {} });
-    await ensureSchema(admin);
-    await admin.end();
+    const url = await databaseWithSchema();
     const a = await replicaOn(url, 'a:1');
     const b = await replicaOn(url, 'b:2');
     const soon = () => Date.now() + 5_000;
@@ -99,10 +105,7 @@ describe.skipIf(!available.ok)('account owners (lnpr_owners)', () => {
   });
 
   it('the sweep takes over the accounts of a replica that is gone, without any request for them', { timeout: 60_000 }, async () => {
-    const url = await freshDatabase(cluster);
-    const admin = postgres(url, { max: 1, onnotice: () => {} });
-    await ensureSchema(admin);
-    await admin.end();
+    const url = await databaseWithSchema();
     const a = await replicaOn(url, 'a:1');
     const b = await replicaOn(url, 'b:2');
     for (const id of ['acct_1', 'acct_2', 'acct_3']) await a.owners.place(id, Date.now() + 5_000);

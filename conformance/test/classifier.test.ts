@@ -16,6 +16,7 @@ import { buildVariants, type VariantCase } from './conforming-variants.js';
 import { buildFaults, SHARED_CATCH, type FaultCase } from './faults.js';
 import { startProxy, type Fault } from './faulty-proxy.js';
 import { KEYS } from './rewrites.js';
+import { pool } from './pool.js';
 
 /** Runs at once; each run is about 100 requests against its own server (and proxy). */
 const PARALLEL_RUNS = 24;
@@ -77,17 +78,6 @@ async function run(sandbox: NodeSandboxOptions, dataFile: boolean, proxy: Fault 
   }
 }
 
-/** Maps `items` through `task`, `limit` at a time, keeping the order. */
-async function pool<T, R>(items: T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      for (let index = next++; index < items.length; index = next++) results[index] = await task(items[index]!);
-    }),
-  );
-  return results;
-}
 
 function failedIds(result: ConformanceResult): string[] {
   return result.checks.filter((check) => check.outcome === 'failed' || check.outcome === 'unexpected-pass').map((check) => check.id);

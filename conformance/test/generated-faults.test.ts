@@ -23,6 +23,7 @@ import { KNOWN_FAILING_VARIANTS, KNOWN_SURVIVORS } from './known-survivors.js';
 import { OPERATOR_NAMES } from './mutation-operators.js';
 import type { Hooks } from './proxy-hooks.js';
 import { KEYS } from './rewrites.js';
+import { pool } from './pool.js';
 
 const SIZE: SetSize = process.env.LNPR_FAULTGEN_SIZE === 'large' ? 'large' : 'small';
 /** Runs at once: each is a server, a proxy and ~100 requests; the machine is shared. */
@@ -68,16 +69,6 @@ async function runOne(name: string, hooks: Hooks | undefined, sandbox: NodeSandb
   }
 }
 
-async function pool<T, R>(items: T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      for (let index = next++; index < items.length; index = next++) results[index] = await task(items[index]!);
-    }),
-  );
-  return results;
-}
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((title, column) => Math.min(70, Math.max(title.length, ...rows.map((row) => row[column]!.length))));
