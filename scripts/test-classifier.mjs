@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 
 const result = spawnSync('npx', ['vitest', 'run', 'conformance/test/classifier.test.ts', 'conformance/test/generated-faults.test.ts', ...process.argv.slice(2)], {
   stdio: 'inherit',
-  env: { ...process.env, LNPR_FAULTGEN_SIZE: 'large' },
+  env: { ...process.env, LNPR_FAULTGEN_SIZE: 'large', LNPR_FAULTGEN_WRITE_REPORT: '1' },
   shell: process.platform === 'win32',
 });
 process.exit(result.status ?? 1);
