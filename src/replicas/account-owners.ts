@@ -59,13 +59,6 @@ export class AccountOwners {
     return this.#placed.get(accountId);
   }
 
-  /** How many accounts this replica serves. */
-  get servedHere(): number {
-    let count = 0;
-    for (const placement of this.#placed.values()) if (placement.here) count++;
-    return count;
-  }
-
   /**
    * The account's placement, claiming it if nobody alive owns it; retried until `deadline` (epoch
    * ms) while the database cannot tell. Undefined when the time is up.
@@ -85,16 +78,6 @@ export class AccountOwners {
   forget(accountId: string, url?: string): void {
     const known = this.#placed.get(accountId);
     if (known !== undefined && !known.here && (url === undefined || known.url === url)) this.#placed.delete(accountId);
-  }
-
-  /** An account this replica made (its store made it the owner in the same transaction). */
-  markHere(accountId: string): void {
-    this.#placed.set(accountId, { here: true });
-  }
-
-  /** An account deleted here: nobody owns it any more. */
-  drop(accountId: string): void {
-    this.#placed.delete(accountId);
   }
 
   /** Takes over the accounts of replicas that are gone; run every second. */

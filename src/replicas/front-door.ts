@@ -113,10 +113,6 @@ export class FrontDoor {
     for (const held of Array.from(this.#held)) held.release();
   }
 
-  /** Forgets a face (the sandbox, when this replica steps down). */
-  drop(face: Face): void {
-    this.#faces.delete(face);
-  }
 
   #dispatch(event: ServerEvent, args: unknown[]): void {
     if (this.#active === 'holding' && (event === 'request' || event === 'upgrade')) return this.#hold(event, args);

@@ -83,7 +83,10 @@ export function registerReplicaPayeeRoutes(app: FastifyInstance, sandbox: NodeSa
   };
   app.post(FIND_PATH, async (request, reply) => {
     if (!guard(request, reply)) return;
-    const paymentHash = String(bodyOf(request.body).paymentHash ?? '');
+    const paymentHash = bodyOf(request.body).paymentHash;
+    if (typeof paymentHash !== 'string' || !/^[0-9a-f]{64}$/.test(paymentHash)) {
+      return reply.code(400).send({ error: { code: 'invalid_request', message: 'paymentHash must be 64 lower-case hex characters.', details: [{ field: 'paymentHash', code: 'invalid_format' }] } });
+    }
     const record = sandbox.store.findPaymentRequestByHash(paymentHash);
     if (record !== undefined) {
       const { status } = asOf(record, sandbox.clocks.now(record.accountId));
@@ -99,7 +102,10 @@ export function registerReplicaPayeeRoutes(app: FastifyInstance, sandbox: NodeSa
   });
   app.post(PAY_PATH, async (request, reply) => {
     if (!guard(request, reply)) return;
-    const invoice = String(bodyOf(request.body).invoice ?? '');
+    const invoice = bodyOf(request.body).invoice;
+    if (typeof invoice !== 'string' || invoice === '') {
+      return reply.code(400).send({ error: { code: 'invalid_request', message: 'invoice must be a BOLT11 invoice.', details: [{ field: 'invoice', code: 'required' }] } });
+    }
     try {
       const { preimage } = await sandbox.ledger.pay(undefined, invoice);
       return reply.send({ preimage });
