@@ -18,6 +18,8 @@ import type { NodeSandbox } from '../sandbox.node.js';
 
 const FIND_PATH = '/_lnpr/replica/invoices/find';
 const PAY_PATH = '/_lnpr/replica/invoices/pay';
+/** Invoices found elsewhere and not paid yet, remembered at most (a payment follows its find at once). */
+const MAX_HOLDERS = 1_024;
 /** How long a replica has to answer either. */
 const ANSWER_MS = 5_000;
 
@@ -57,6 +59,8 @@ export function replicaPayees({ otherReplicas, token }: ReplicaPayeesOptions): R
         if (refused !== undefined) throw new WalletError(isNip47ErrorCode(refused.code) ? refused.code : 'PAYMENT_FAILED', refused.message ?? 'the invoice cannot be paid');
         return undefined;
       }
+      // Bounded: a find the payer then refuses (its balance) is never paid, so its entry is dropped oldest first.
+      if (holders.size >= MAX_HOLDERS) holders.delete(holders.keys().next().value!);
       holders.set(paymentHash, holder.url);
       return holder.found;
     },
