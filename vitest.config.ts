@@ -2,9 +2,11 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * The slowest suites: the documentation's commands in a fresh install, the conformance suite's
- * classifier, PostgreSQL and replicas. They run on one runtime of CI's four (`.ci/run` sets
- * `LNPR_SLOW_SUITES=skip` for the others, so the whole run stays within CI's time); anywhere else
- * `npm test` runs them.
+ * classifier, PostgreSQL and replicas; and the browser suites and the scenarios, whose subject
+ * does not change with the Node that serves it (Chromium drives the same server; the scenarios
+ * run the engine, which runs in browsers too). They run on one runtime of CI's four (`.ci/run` sets
+ * `LNPR_SLOW_SUITES=skip` for the others, so the whole run stays within CI's time: 47 min of 45
+ * before the browser suites and the scenarios joined the list); anywhere else `npm test` runs them.
  */
 const SLOW_SUITES = [
   'conformance/test/classifier.test.ts',
@@ -15,6 +17,8 @@ const SLOW_SUITES = [
   'test/replicas-wallets.test.ts',
   'test/replicas-owners.test.ts',
   'test/shared-sandbox.test.ts',
+  'test/*.browser.test.ts',
+  'scenarios/scenarios.test.ts',
 ];
 const skipSlow = process.env.LNPR_SLOW_SUITES === 'skip';
 if (skipSlow) console.log(`LNPR_SLOW_SUITES=skip: not running ${SLOW_SUITES.join(', ')} (they run on another runtime)`);

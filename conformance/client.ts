@@ -5,6 +5,7 @@
  * records every exchange with a v1 path (what was sent, by which key's role, and the answer), so
  * rules can be held on every answer the run received.
  */
+import { repeatedNames } from './json-names.js';
 
 /** What a request sends. `key: null` sends no Authorization header; undefined sends the main key. */
 export interface ApiCall {
@@ -48,6 +49,8 @@ export interface LoggedAnswer {
   isJson: boolean;
   /** The parsed JSON body of the answer, else undefined. */
   body?: unknown;
+  /** Member names the JSON text gives twice in one object (JSON.parse kept the last), when there are any. */
+  repeatedNames?: string[];
   /** When the request left and when its answer was read (performance.now()): which answers may see the effects of which. */
   sentAt: number;
   receivedAt: number;
@@ -153,7 +156,8 @@ export class ApiClient {
     }
     if (path.startsWith('/api/v1/')) {
       const pathname = path.split('?')[0]!;
-        const sent = call.body !== undefined ? call.body : parseOrUndefined(call.rawBody);
+      const sent = call.body !== undefined ? call.body : parseOrUndefined(call.rawBody);
+      const repeated = isJson ? repeatedNames(text) : [];
       this.#log.push({
         method,
         path: pathname,
@@ -163,6 +167,7 @@ export class ApiClient {
         contentType: response.headers.get('content-type'),
         isJson,
         ...(isJson ? { body } : {}),
+        ...(repeated.length > 0 ? { repeatedNames: repeated } : {}),
         sentAt: started,
         receivedAt: performance.now(),
       });

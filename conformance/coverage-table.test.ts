@@ -1,6 +1,7 @@
 /** The site's conformance-checks page is the tables the statement table and ALL_CHECKS print: a row per statement, open point and check. */
 import { describe, expect, it } from 'vitest';
 import { referencePages } from '../scripts/docs/build-reference.js';
+import { readFaultReport } from '../scripts/docs/generated-faults-reference.js';
 import { ALL_CHECKS } from './checks/index.js';
 import { coverageTable, openPointsTable, statementCounts, statementTable } from './coverage-table.js';
 import { OPEN_POINTS, STATEMENTS } from './statements.js';
@@ -30,6 +31,15 @@ describe('the coverage page', () => {
     expect(page).toContain(coverageTable());
     expect(ALL_CHECKS.filter((check) => !page.includes(`| \`${check.id}\` |`)).map((check) => check.id)).toEqual([]);
     expect(page.indexOf(coverageTable())).toBeGreaterThan(page.indexOf(statementTable()));
+  });
+
+  it('shows the generated faults\' report: the totals of both sets and a row per statement, with the equivalent mutants and their reasons', () => {
+    const [small, large] = [readFaultReport('small'), readFaultReport('large')];
+    const section = page.slice(page.indexOf('## Generated faults'));
+    expect(section).toContain(`${small.totals.generated} faults, ${small.totals.killed} killed`);
+    expect(section).toContain(`${large.totals.generated} faults, ${large.totals.killed} killed`);
+    expect(small.statements.filter((row) => !section.includes(`| \`${row.id}\` | ${row.level} | ${row.generated} | ${row.killed} |`)).map((row) => row.id)).toEqual([]);
+    expect(small.equivalents.filter((row) => !section.includes(`| \`${row.id}\` |`)).map((row) => row.id)).toEqual([]);
   });
 
   it('states the counts it is made of', () => {

@@ -48,6 +48,9 @@ function elsewhere(key: string): Array<{ what: string; headers: Record<string, s
     { what: 'the key as Basic credentials', headers: { authorization: `Basic ${btoa(`${key}:`)}` } },
     { what: 'the key in X-API-Key (no Authorization)', headers: { 'x-api-key': key } },
     { what: 'the key in Api-Key (no Authorization)', headers: { 'api-key': key } },
+    // The scheme and the key are separated by spaces (RFC 9110 §11.4: 1*SP), nothing else.
+    ...[',', ':', ';', '='].map((separator) => ({ what: `"Bearer${separator}<key>" (no space after the scheme)`, headers: { authorization: `Bearer${separator}${key}` } })),
+    { what: '"Bearer<key>" (the scheme and the key run together)', headers: { authorization: `Bearer${key}` } },
   ];
 }
 
@@ -98,7 +101,7 @@ export const authChecks: Check[] = [
   {
     id: 'auth.bearer-only',
     holds: ['spec.auth.bearer-header', 'contract.reading.bearer-only'],
-    title: 'The valid key sent other than as "Authorization: Bearer <key>" (bare, Basic, X-API-Key, Api-Key) is refused',
+    title: 'The valid key sent other than as "Authorization: Bearer <key>" (bare, Basic, X-API-Key, Api-Key, "Bearer:<key>" and other separators) is refused',
     section: SECTION,
     statement: 'Authentication 2: "The key is sent in the header Authorization as a bearer token: Authorization: Bearer <API_KEY>"',
     level: 'MUST',

@@ -45,7 +45,8 @@ export async function readClockOf(context: CheckContext, key?: string): Promise<
 
 /**
  * Ids one edit away from `id`, each with how messages name it: a prefix, one more character, the
- * last character changed, the letters after `pr_` in the other case (when there are letters).
+ * last character changed, the letters after `pr_` in the other case (when there are letters), the
+ * part after `pr_` alone, `PR_` for `pr_`.
  */
 export function nearMisses(id: string): Array<{ what: string; id: string }> {
   const last = id.at(-1) ?? '';
@@ -59,6 +60,7 @@ export function nearMisses(id: string): Array<{ what: string; id: string }> {
     { what: 'its id with a space appended', id: `${id} ` },
   ];
   if (swapped !== id) misses.push({ what: 'its id with the letters after pr_ in the other case', id: swapped });
+  if (prefix !== '') misses.push({ what: 'its id without the pr_ prefix', id: rest }, { what: 'its id with the prefix in upper case (PR_)', id: `PR_${rest}` });
   return misses;
 }
 

@@ -17,6 +17,7 @@ import {
   assert,
   createPaymentRequest,
   describeBody,
+  fieldsProblem,
   getPaymentRequest,
   has,
   HEX_64,
@@ -31,23 +32,29 @@ import { assertAnswersAsUnknown, clockOf, CONTROL, nearMisses, readClockOf, STAT
 
 const SECTION = 'CONTRACT: Sandbox control API';
 
-/** A request moved on by one control call, with the call's answer and the reads after it. */
+/** A request moved on by one control call, with the read before it, the call's answer and the reads after it. */
 interface Moved {
   created: Record<string, any>;
+  before: Record<string, any>;
   answer: ApiAnswer;
   read: Record<string, any>;
   status: unknown;
 }
 
-/** One request per transition, created, moved on through the control API and read back; shared. */
+/**
+ * One request per transition, created, read, moved on through the control API and read back;
+ * shared. It is read once before the call as a client polling it would, so an implementation that
+ * answers reads from what it answered before (a cache) shows it.
+ */
 function moved(context: CheckContext, transition: Transition): Promise<Moved> {
   return context.shared(`control: ${transition}d request`, async () => {
     const created = await createPaymentRequest(context, { amount: 1000, description: `lnpr conformance control: ${transition}` });
+    const before = await getPaymentRequest(context, created.id);
     // Timestamps may be whole seconds: the transition must be able to move updatedAt (lifecycle.updated-at-every-transition).
     await letTimePass(context.lifecycle!);
     const answer = await context.client.post(transitionPath(created.id, transition));
     const read = await getPaymentRequest(context, created.id);
-    return { created, answer, read, status: await reportedStatus(context, created.id) };
+    return { created, before, answer, read, status: await reportedStatus(context, created.id) };
   });
 }
 
@@ -77,6 +84,9 @@ function answerCheck(transition: Transition, holds: readonly string[]): Check {
       assert(isObject(answer.body), `${what}: expected the payment request (a JSON object), got ${describeBody(answer) || 'an empty body'}`);
       const body = answer.body;
       assert(body.id === created.id && body.status === state, `${what}: expected the payment request ${created.id} with status "${state}", got id ${show(body.id)}, status ${show(body.status)}`);
+      // "the payment request": every field of the object, each as the spec shapes it, as on a GET.
+      const shape = fieldsProblem(body);
+      assert(shape === undefined, `${what}: the answer is not a whole payment request: ${shape}`);
       if (state === 'completed') assertPreimage(what, body.preimage, created.paymentHash);
       else assert(!has(body, 'preimage'), `${what}: a ${state} request shows no preimage, got ${show(body.preimage)}`);
       assert(read.status === state && status === state, `after ${what}: expected "${state}" on GET and on the status endpoint; GET ${show(read.status)}, status endpoint ${show(status)}`);

@@ -16,6 +16,7 @@ import {
   postCreate,
   deepEqual,
   FIELD_RULES,
+  fieldsProblem,
   has,
   hexValue,
   isObject,
@@ -34,15 +35,6 @@ const RESOURCE = 'Resources › Payment request';
 /** The fields the spec names for the object, for the extra-fields observation. */
 const SPEC_FIELDS = new Set([...Object.keys(FIELD_RULES), 'metadata', 'nwcRelay', 'preimage']);
 
-/** What is wrong with `fields` of one payment request object (absent, or failing its rule), or undefined. */
-function fieldsProblem(body: Record<string, unknown>, fields: readonly string[]): string | undefined {
-  const problems = fields.flatMap((field) => {
-    if (!has(body, field)) return [`${field}: expected present, got absent`];
-    const problem = FIELD_RULES[field]!(body[field]);
-    return problem === undefined ? [] : [`${field}: ${problem}`];
-  });
-  return problems.length === 0 ? undefined : problems.join('; ');
-}
 
 /**
  * A rule of the payment request object, held for every object the run received (each 201 and

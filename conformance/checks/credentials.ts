@@ -9,7 +9,7 @@ import type { Check, CheckContext } from '../check.js';
 import { CheckSkipped } from '../check-errors.js';
 import { differences } from './read.js';
 import { CONTROL, readClockOf, transitionPath, TRANSITIONS, withScratchAccount } from './control-support.js';
-import { assert, COLLECTION, createPaymentRequest, describeBody, getPaymentRequest, isObject, requestPath, sharedPaymentRequest, show, validBody } from './support.js';
+import { assert, COLLECTION, createPaymentRequest, describeBody, getPaymentRequest, isObject, requestPath, sharedPaymentRequest, show, sleep, timeOf, validBody } from './support.js';
 
 const SECTION = 'CONTRACT: Default accounts › read-only key';
 
@@ -20,6 +20,39 @@ function secretsIn(text: string): string[] {
 
 /** What a refusal may be where the contract says "401" of the permission but the call may not exist: 401, or 404/405 when the target has no such call. */
 const isRefusedOrAbsent = (status: number) => status === 401 || status === 404 || status === 405;
+
+/** The things with secrets a create key makes, and their lists. */
+const SECRET_HOLDERS = [
+  { list: `${CONTROL}/webhook-endpoints`, body: { url: 'http://127.0.0.1:9/lnpr-conformance-never-called', events: ['payment_request.failed'] } },
+  { list: `${CONTROL}/wallets`, body: { balance: 1, name: 'lnpr conformance' } },
+] as const;
+
+/**
+ * Makes a webhook endpoint and a test wallet with `keys.secret`, then fails unless their lists, read
+ * with `keys.readOnly`, show no secret; deletes them again when `removeAfter` (an account the run does not own).
+ */
+async function assertListsHideSecrets(context: CheckContext, keys: { secret: string; readOnly: string }, removeAfter: boolean): Promise<void> {
+  const made = await Promise.all(SECRET_HOLDERS.map(({ list, body }) => context.client.post(list, { key: keys.secret, body })));
+  try {
+    const lists = SECRET_HOLDERS.filter((_holder, index) => made[index]!.status === 201).map(({ list }) => list);
+    if (lists.length === 0) throw new CheckSkipped('the target makes neither webhook endpoints nor test wallets: no secret to hide');
+    const wrong: string[] = [];
+    for (const path of lists) {
+      const [full, readOnly] = await Promise.all([context.client.get(path, { key: keys.secret }), context.client.get(path, { key: keys.readOnly })]);
+      const secrets = secretsIn(full.text);
+      if (readOnly.status !== 200) wrong.push(`GET ${path} with the read-only key: expected 200, got ${readOnly.status}`);
+      else if (secrets.some((secret) => readOnly.text.includes(secret))) wrong.push(`GET ${path} with the read-only key shows a secret the create key sees`);
+      else if (secretsIn(readOnly.text).length > 0) wrong.push(`GET ${path} with the read-only key shows a secret`);
+    }
+    assert(wrong.length === 0, wrong.join('; '));
+  } finally {
+    if (removeAfter) {
+      await Promise.all(
+        made.map((answer, index) => (answer.status === 201 && isObject(answer.body) && typeof answer.body.id === 'string' ? context.client.request('DELETE', `${SECRET_HOLDERS[index]!.list}/${encodeURIComponent(answer.body.id)}`, { key: keys.secret }) : undefined)),
+      );
+    }
+  }
+}
 
 /** The credential checks. */
 export const credentialChecks: Check[] = [
@@ -86,29 +119,27 @@ export const credentialChecks: Check[] = [
   {
     id: 'credentials.read-only-no-secrets',
     holds: ['contract.read-only.secrets-hidden', 'contract.read-only.get'],
-    title: 'The read-only key reads webhook endpoints and test wallets without their secrets (whsec_…, an nwcUrl\'s secret)',
+    title: 'The read-only key reads webhook endpoints, test wallets and an NWC account\'s connection without their secrets (whsec_…, an nwcUrl\'s secret)',
     section: SECTION,
     statement: 'CONTRACT: "with every secret left out (whsec_…, an nwcUrl\'s secret: shown to create keys only)"',
     level: 'MUST',
     profile: 'full',
-    needs: ['adminKey', 'controls'],
+    needs: ['readOnlyKey', 'controls'],
     async run(context) {
-      await withScratchAccount(context, 'custodial', async (account) => {
-        const made = await Promise.all([
-          context.client.post(`${CONTROL}/webhook-endpoints`, { key: account.secret, body: { url: 'http://127.0.0.1:9/lnpr-conformance-never-called', events: ['payment_request.failed'] } }),
-          context.client.post(`${CONTROL}/wallets`, { key: account.secret, body: { balance: 1, name: 'lnpr conformance' } }),
-        ]);
-        const lists = [`${CONTROL}/webhook-endpoints`, `${CONTROL}/wallets`].filter((_path, index) => made[index]!.status === 201);
-        if (lists.length === 0) throw new CheckSkipped('the target makes neither webhook endpoints nor test wallets: no secret to hide');
-        const wrong: string[] = [];
-        for (const path of lists) {
-          const [full, readOnly] = await Promise.all([context.client.get(path, { key: account.secret }), context.client.get(path, { key: account.readOnly })]);
-          const secrets = secretsIn(full.text);
-          if (readOnly.status !== 200) wrong.push(`GET ${path} with the read-only key: expected 200, got ${readOnly.status}`);
-          else if (secrets.some((secret) => readOnly.text.includes(secret))) wrong.push(`GET ${path} with the read-only key shows a secret the create key sees`);
-          else if (secretsIn(readOnly.text).length > 0) wrong.push(`GET ${path} with the read-only key shows a secret`);
-        }
-        assert(wrong.length === 0, wrong.join('; '));
+      // In scratch accounts with --admin-key; else in the main account, removing what it made there.
+      if (context.options.adminKey === undefined) {
+        await assertListsHideSecrets(context, { secret: context.options.apiKey, readOnly: context.options.readOnlyKey! }, true);
+        return;
+      }
+      await withScratchAccount(context, 'custodial', (account) => assertListsHideSecrets(context, account, false));
+      // An NWC account's connection (GET /sandbox/v1/wallet) holds the nwcUrl's secret.
+      await withScratchAccount(context, 'nwc', async (account) => {
+        const path = `${CONTROL}/wallet`;
+        const [full, readOnly] = await Promise.all([context.client.get(path, { key: account.secret }), context.client.get(path, { key: account.readOnly })]);
+        if (full.status !== 200) return;
+        const secrets = secretsIn(full.text);
+        assert(readOnly.status === 200 || readOnly.status === 401, `GET ${path} with an NWC account's read-only key: expected 200 (or a refusal), got ${readOnly.status}`);
+        assert(!secrets.some((secret) => readOnly.text.includes(secret)) && secretsIn(readOnly.text).length === 0, `GET ${path} with an NWC account's read-only key shows the nwcUrl's secret the create key sees`);
       });
     },
   },
@@ -201,6 +232,51 @@ export const credentialChecks: Check[] = [
         if (clockAfter.nowMs - clockBefore.nowMs >= 3_600_000) wrong.push(`the clock moved ${Math.round((clockAfter.nowMs - clockBefore.nowMs) / 1000)} s after a refused advance`);
         assert(wrong.length === 0, wrong.join('; '));
       });
+    },
+  },
+  {
+    id: 'credentials.created-only-when-answered',
+    holds: ['contract.reading.refused-changes-nothing', 'spec.create.201'],
+    title: "Every payment request the main account's events show created during the run is one the run was answered 201 for: refused creates (400, 401) and answered ones stored twice leave none",
+    section: 'CONTRACT: Readings the suite holds',
+    statement: 'CONTRACT: "a refused request (401, 400) changes nothing and emits nothing"; Webhooks: "The sandbox emits an event on every change of a payment request"',
+    level: 'MUST',
+    profile: 'full',
+    needs: ['controls'],
+    last: true,
+    async run(context) {
+      // What the run made in the main account (the main and read-only keys' account): every 201 of a create.
+      const madeByRun = () => {
+        const made = context.client
+          .v1Answers()
+          .filter((answer) => answer.method === 'POST' && answer.path === COLLECTION && answer.status === 201 && (answer.key === 'main' || answer.key === 'read-only') && isObject(answer.body))
+          .map((answer) => answer.body as Record<string, unknown>);
+        return { ids: new Set(made.map((body) => body.id)), start: Math.min(...made.map((body) => timeOf(body.createdAt)).filter(Number.isFinite)) };
+      };
+      if (!Number.isFinite(madeByRun().start)) throw new CheckSkipped('the run made no payment request in the main account');
+      const path = `${CONTROL}/events?limit=1000`;
+      const answer = await context.client.get(path);
+      if (answer.status === 404 || answer.status === 405) throw new CheckSkipped(`the target lists no events (GET ${path} answered ${answer.status})`);
+      assert(answer.status === 200 && isObject(answer.body) && Array.isArray(answer.body.data), `GET ${path}: expected 200 {"data": [...]}, got ${answer.status} ${describeBody(answer)}`);
+      const created = answer.body.data.filter((event: unknown) => isObject(event) && event.type === 'payment_request.created' && isObject(event.data));
+      // Events of requests made before the run (createdAt on the account's clock, which only moves on here) are not the run's business.
+      const strangers = () => {
+        const { ids, start } = madeByRun();
+        return created.filter((event: any) => !ids.has(event.data.id) && timeOf(event.data.createdAt) >= start);
+      };
+      // Other checks create while this one reads: a create whose event is listed may not have had its 201 read yet. Give those a moment.
+      let unknown = strangers();
+      for (let wait = 0; unknown.length > 0 && wait < 10; wait++) {
+        await sleep(300);
+        unknown = strangers();
+      }
+      assert(
+        unknown.length === 0,
+        `GET ${path}: ${unknown.length} payment_request.created event(s) since the run's first create for requests the run was never answered 201 for (${unknown
+          .slice(0, 3)
+          .map((event: any) => `${show(event.data.id)}: ${show(event.data.description)}`)
+          .join('; ')}): a refused create stored something, or one create stored two (without --admin-key, another client of the account would show here too)`,
+      );
     },
   },
 ];

@@ -12,9 +12,12 @@ import { assertAnswersAsUnknown, nearMisses } from './control-support.js';
 import { receivedPaymentRequests } from './received.js';
 import { assert, describeBody, getPaymentRequest, postCreate, requestPath, sharedNwcRequest, sharedPaymentRequest, show, twoAccountsRequests } from './support.js';
 
-/** Whether `value` is a ws:// or wss:// URL with a host. */
+/**
+ * Whether `value` is a ws:// or wss:// URL with a host. The text itself must name one: the WHATWG
+ * parser reads `ws:///nostr` as the host `nostr`, which RFC 3986 (an empty authority) does not.
+ */
 function isRelayUrl(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
+  if (typeof value !== 'string' || !/^wss?:\/\/[^/?#\s@]+/i.test(value)) return false;
   try {
     const url = new URL(value);
     return (url.protocol === 'ws:' || url.protocol === 'wss:') && url.hostname.length > 0;

@@ -34,10 +34,16 @@ const TABLE: ReadonlyArray<[number, number]> = [
 ];
 
 /** Amounts above the threshold where 0.5 % is not whole, and what each rounding gives. */
-const ROUNDING_AMOUNTS = [1001, 1100, 1199, 2099] as const;
+const ROUNDING_AMOUNTS = [1001, 1100, 1199, 2099, 2500] as const;
+/** The roundings CONTRACT.md's open points allow from 1,000 sats: down, half up, half to even, up (2,500 sats tells the halves apart: 13 or 12). */
 const ROUNDINGS = {
   floor: (amount: number) => Math.floor(amount / 200),
   round: (amount: number) => Math.floor((amount + 100) / 200),
+  'half-even': (amount: number) => {
+    const whole = Math.floor(amount / 200);
+    const rest = amount % 200;
+    return rest > 100 || (rest === 100 && whole % 2 === 1) ? whole + 1 : whole;
+  },
   ceil: (amount: number) => Math.ceil(amount / 200),
 } as const;
 
@@ -130,7 +136,7 @@ export const feeChecks: Check[] = [
   {
     id: 'fees.rounding-above-threshold',
     holds: ['spec.fees.from-threshold'],
-    title: 'Above 1,000 sats the fee is 0.5 % rounded one way (floor, round or ceil), the same for every request the run received',
+    title: 'Above 1,000 sats the fee is 0.5 % rounded one way (floor, half up, half to even or ceil), the same for every request the run received',
     section: SECTION,
     statement: 'Fee rules: 0.5 % of the amount ("Rounding of the fee … not shown": one rounding, any)',
     level: 'MUST',

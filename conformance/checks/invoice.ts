@@ -262,13 +262,14 @@ export const invoiceChecks: Check[] = [
       decoded.description !== undefined ? undefined : `the description ${show(body.description)} fits a d field (${utf8ToBytes(String(body.description)).length} UTF-8 bytes), but the invoice carries only its hash (h)`,
     { applies: ({ body }) => fitsD(body.description), level: 'SHOULD' },
   ),
-  everyInvoice('invoice.timestamp', ['contract.invoice.timestamp'], 'Every invoice timestamp is createdAt (whole seconds, ±1 s)', 'Resources: createdAt (the invoice is created then)', ({ body, decoded }) => {
+  everyInvoice('invoice.timestamp', ['contract.invoice.timestamp'], 'Every invoice timestamp is createdAt in whole seconds (its seconds, or rounded to the nearest)', 'CONTRACT: Invoices, "timestamp = createdAt"', ({ body, decoded }) => {
     const created = timeOf(body.createdAt);
     if (!Number.isFinite(created)) return `createdAt is not a readable timestamp: ${show(body.createdAt)}`;
-    const expected = Math.floor(created / 1000);
-    return Math.abs(decoded.timestamp - expected) <= 1
+    // The invoice counts whole seconds: createdAt's own second, or createdAt rounded (CONTRACT.md does not say which).
+    const allowed = [...new Set([Math.floor(created / 1000), Math.round(created / 1000)])];
+    return allowed.includes(decoded.timestamp)
       ? undefined
-      : `expected the invoice timestamp ${expected} (createdAt ${body.createdAt}) ±1 s, got ${decoded.timestamp} (${new Date(decoded.timestamp * 1000).toISOString()})`;
+      : `expected the invoice timestamp ${allowed.join(' or ')} (createdAt ${body.createdAt} in whole seconds), got ${decoded.timestamp} (${new Date(decoded.timestamp * 1000).toISOString()})`;
   }),
   {
     id: 'invoice.one-service-node',

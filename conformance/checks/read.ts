@@ -11,6 +11,7 @@ import {
   deepEqual,
   describeBody,
   FIELD_RULES,
+  fieldsProblem,
   getPaymentRequest,
   getStatus,
   has,
@@ -114,13 +115,17 @@ export const readChecks: Check[] = [
   {
     id: 'read.get-fields',
     holds: ['spec.get.200', 'spec.resource.invoice-present', 'spec.resource.payment-hash-present'],
-    title: 'GET of a request just created answers 200 with a JSON object (its fields: the create.* checks)',
+    title: 'GET of a request answers 200 with the whole payment request: every field the spec marks "always" or "on read", each of its type and format, in every GET the run received',
     section: GET,
     statement: 'Get: "200 OK: Payment request object as above"',
     level: 'MUST',
     profile: 'core',
+    last: true,
+    ask: sharedRead,
     async run(context) {
       await sharedRead(context);
+      const reads = receivedPaymentRequests(context).filter(({ kind }) => kind === 'read');
+      assertEvery(reads, 'GET answers', ({ body }) => fieldsProblem(body));
     },
   },
   {

@@ -255,3 +255,13 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   createdAt: expect((v) => isIsoUtc(v), 'an ISO 8601 UTC timestamp (YYYY-MM-DDTHH:MM:SS[.fff]Z)'),
   updatedAt: expect((v) => isIsoUtc(v), 'an ISO 8601 UTC timestamp (YYYY-MM-DDTHH:MM:SS[.fff]Z)'),
 };
+
+/** What is wrong with `fields` of one payment request object (absent, or failing its rule), or undefined. */
+export function fieldsProblem(body: Record<string, unknown>, fields: readonly string[] = Object.keys(FIELD_RULES)): string | undefined {
+  const problems = fields.flatMap((field) => {
+    if (!has(body, field)) return [`${field}: expected present, got absent`];
+    const problem = FIELD_RULES[field]!(body[field]);
+    return problem === undefined ? [] : [`${field}: ${problem}`];
+  });
+  return problems.length === 0 ? undefined : problems.join('; ');
+}

@@ -235,6 +235,8 @@ const VALUES: ProbeGroup[] = [
       value('metadata', 'accept', { orderId: 'order-7', customerId: 'cust-42' }),
       value('metadata', 'accept', { a: { b: { c: { d: { e: 'five levels' } } } } }),
       value('metadata', 'accept', { ключ: 'значение', キー: '値', '😀': '✓', 'e\u0301': 'decomposed key' }),
+      // Strings each Unicode normalisation form changes (NFC: a decomposed é; NFKC also: a ligature, a full-width letter, a superscript).
+      value('metadata', 'accept', { decomposed: 'Cafe\u0301', ligature: '\ufb01le', fullwidth: '\uff21\uff22', superscript: 'x\u00b2', composed: 'Caf\u00e9' }),
       raw('metadata', 'accept', '{"__proto__":{"polluted":true},"constructor":"c","toString":"t","hasOwnProperty":1}'),
       value('metadata', 'accept', { '': 'empty key', 'a.b': 'dotted', 'with space': 1, $ref: '#' }),
       value('metadata', 'accept', { values: [1, 2.5, -3, 0, 1e21, true, false, null, 's', { x: [] }, []] }),

@@ -6,6 +6,7 @@
  */
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { RunKeys } from './run-keys.js';
 
 /** Which endpoint a request is for, so faults need not parse paths. */
 export type RouteKind = 'create' | 'read' | 'status' | 'control' | 'other';
@@ -45,6 +46,8 @@ export interface ProxyResponse {
 export interface ProxyContext {
   /** A call of its own to the upstream server (e.g. to create another request or try another key). */
   upstream(method: string, path: string, init?: { key?: string; body?: unknown }): Promise<ProxyResponse>;
+  /** The run's keys, learned from the traffic (the default accounts' until the run makes its own). */
+  readonly keys: RunKeys;
 }
 
 /** One way of changing an implementation's behaviour. Hooks may keep state in their closure. */
@@ -111,6 +114,7 @@ export async function startProxy(upstreamUrl: string, fault: Fault): Promise<Run
       request.end(body);
     });
   const ctx: ProxyContext = {
+    keys: new RunKeys(),
     upstream(method, path, init = {}) {
       return sendUpstream(
         method,
@@ -164,6 +168,7 @@ export async function startProxy(upstreamUrl: string, fault: Fault): Promise<Run
       const forwardHeaders = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
       const hasBody = !['GET', 'HEAD'].includes(req.method) && (raw.length > 0 || changedBody);
       res = await sendUpstream(req.method, req.path, forwardHeaders, hasBody ? (changedBody ? JSON.stringify(req.body) : raw) : undefined);
+      ctx.keys.learn(req.method, req.path, req.key, res.status, res.body);
       const original = res.body === undefined ? undefined : JSON.stringify(res.body);
       await fault.response?.(req, res, ctx);
       send(outgoing, res, original);

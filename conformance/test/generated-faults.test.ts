@@ -20,10 +20,11 @@ import { runConformance } from '../run-conformance.js';
 import { heldBy } from '../statements.js';
 import { DEFAULT_SEED, generateFaults, generateVariants, observableStatements, type GeneratedFault, type SetSize } from './fault-generator.js';
 import { startProxy } from './faulty-proxy.js';
+import { signWithKeysOf } from './invoice-forgery.js';
 import { KNOWN_FAILING_VARIANTS, KNOWN_SURVIVORS } from './known-survivors.js';
 import { OPERATOR_NAMES } from './mutation-operators.js';
 import type { Hooks } from './proxy-hooks.js';
-import { KEYS } from './rewrites.js';
+import { DEFAULT_ADMIN_KEY } from './run-keys.js';
 import { pool } from './pool.js';
 
 const SIZE: SetSize = process.env.LNPR_FAULTGEN_SIZE === 'large' ? 'large' : 'small';
@@ -53,10 +54,14 @@ function watched(hooks: Hooks, errors: string[]): Hooks {
 async function runOne(name: string, hooks: Hooks | undefined, sandbox: NodeSandboxOptions = {}): Promise<Verdict> {
   const started = performance.now();
   const server = await startServer(sandbox);
+  const forgetKeys = signWithKeysOf(() => server.sandbox.store.accountRecords().flatMap((account) => (account.walletNodeKey ? [account.walletNodeKey] : [])));
   const hookErrors: string[] = [];
   const proxy = hooks ? await startProxy(server.url, { name, description: name, ...watched(hooks, hookErrors) }) : undefined;
   try {
-    const result = await runConformance({ baseUrl: proxy?.url ?? server.url, apiKey: KEYS.custodial, readOnlyKey: KEYS.readonly, nwcKey: KEYS.nwc, profile: 'full' });
+    // The fullest run a sandbox allows: the full profile in accounts of its own (--admin-key), so the
+    // accounts API, reset and the scratch-account checks are exercised too; faults follow the run's
+    // keys (run-keys.ts).
+    const result = await runConformance({ baseUrl: proxy?.url ?? server.url, adminKey: DEFAULT_ADMIN_KEY, profile: 'full' });
     const failed = result.checks.filter((c) => c.outcome === 'failed' || c.outcome === 'unexpected-pass').map((c) => c.id);
     if (hookErrors.length > 0) return { killed: false, failed, error: `the fault's own hooks threw: ${hookErrors[0]}`, ms: performance.now() - started };
     return { killed: !result.passed, failed, ms: performance.now() - started };
@@ -65,6 +70,7 @@ async function runOne(name: string, hooks: Hooks | undefined, sandbox: NodeSandb
     if (hookErrors.length > 0) return { killed: false, failed: [], error: `the fault's own hooks threw: ${hookErrors[0]}`, ms: performance.now() - started };
     return { killed: true, failed: [], error: String((error as Error).message ?? error).slice(0, 200), ms: performance.now() - started };
   } finally {
+    forgetKeys();
     await proxy?.close();
     await server.close();
   }

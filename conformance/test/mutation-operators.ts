@@ -11,8 +11,6 @@ import { decodeInvoice, type DecodedInvoice } from '../../src/lightning/bolt11-d
 import { bytesToWords, intToWords } from '../../src/lightning/words.js';
 import { labelledNodeKey, resignInvoice, type InvoiceEdit } from './invoice-forgery.js';
 import {
-  ACCOUNT_KEYS,
-  ADMIN_KEY,
   clockNow,
   controlCall,
   idRegistry,
@@ -25,7 +23,8 @@ import {
   withRawValue,
   type Hooks,
 } from './proxy-hooks.js';
-import { chain, KEYS, sha256Hex } from './rewrites.js';
+import { chain, sha256Hex } from './rewrites.js';
+import type { RunKeys } from './run-keys.js';
 import type { Target, ValueType } from './statement-targets.js';
 
 export const OPERATOR_NAMES = ['drop', 'duplicate', 'retype', 'boundary', 're-encode', 'stale', 'leak', 'side-effect', 'loosen', 'break'] as const;
@@ -174,8 +173,8 @@ const drop: Operator = (t) => {
         ),
       ];
     case 'auth':
-      if (t.rule === 'missing') return [mutant(t, 'drop', 'auth', 'no key needed: a request without Authorization acts as the main key', () => onRequest((req) => void (req.headers.authorization === undefined && (req.headers.authorization = `Bearer ${KEYS.custodial}`))))];
-      if (t.rule === 'read-only-get') return [mutant(t, 'drop', 'read-only', 'the read-only key cannot read (GET answers 401)', () => onRequest((req) => (req.key === KEYS.readonly && req.method === 'GET' && V1_PATH.test(req.path) ? jsonResponse(401, { error: { code: 'unauthorized', message: 'no permission' } }) : undefined)))];
+      if (t.rule === 'missing') return [mutant(t, 'drop', 'auth', 'no key needed: a request without Authorization acts as the main key', () => onRequest((req, ctx) => void (req.headers.authorization === undefined && (req.headers.authorization = `Bearer ${ctx.keys.main}`))))];
+      if (t.rule === 'read-only-get') return [mutant(t, 'drop', 'read-only', 'the read-only key cannot read (GET answers 401)', () => onRequest((req, ctx) => (ctx.keys.isReadOnly(req.key) && req.method === 'GET' && V1_PATH.test(req.path) ? jsonResponse(401, { error: { code: 'unauthorized', message: 'no permission' } }) : undefined)))];
       return [];
     case 'state':
       if (t.by === 'create') return [mutant(t, 'drop', 'status', 'the 201 of a create carries no status', () => onObjects((pr) => void delete pr.status, ['create']))];
@@ -184,6 +183,19 @@ const drop: Operator = (t) => {
           mutant(t, 'drop', 'clock', 'advancing the clock answers 200 (the clock as it was) and moves nothing', () =>
             onRequest(async (req, ctx) => (controlCall(req) === 'clock/advance' && req.method === 'POST' ? jsonResponse(200, (await ctx.upstream('GET', '/sandbox/v1/clock', { key: req.key ?? '' })).body) : undefined)),
           ),
+        ];
+      if (t.by === 'pay')
+        return [
+          mutant(t, 'drop', 'pay', '`pay` answers 200 {paymentRequestId, status: "completed", preimage} for a known invoice and pays nothing', () => {
+            const idOf = new Map<string, string>();
+            return chain(
+              onRequest((req) => {
+                const id = controlCall(req) === 'pay' && req.method === 'POST' ? idOf.get(req.body?.invoice) : undefined;
+                return id === undefined ? undefined : jsonResponse(200, { paymentRequestId: id, status: 'completed', preimage: sha256Hex(`not paid ${id}`) });
+              }),
+              onObjects((pr) => void (typeof pr.invoice === 'string' && idOf.set(pr.invoice, pr.id))),
+            );
+          }),
         ];
       return [
         mutant(t, 'drop', 'transition', `\`${t.by}\` answers 200 with the request as it was, and does nothing`, () =>
@@ -270,7 +282,6 @@ const duplicate: Operator = (t) => {
           onRequest(async (req, ctx) => {
             if (req.route === 'create' && req.key !== undefined && req.body !== undefined) await ctx.upstream('POST', '/api/v1/payment-requests', { key: req.key, body: req.body });
           }),
-          'over v1 and the control API no call lists an account\'s requests; the extra record shows only in the sandbox\'s own journal and events, which a target is not held to',
         ),
       ];
     case 'state':
@@ -472,7 +483,11 @@ const reEncode: Operator = (t) => {
             name,
             `\`${t.call}\` answers \`${name}\` with a +01:00 offset`,
             () => onResponse((req, res) => void (controlCall(req)?.startsWith(callPath(t.call)) && typeof res.body?.[name] === 'string' && (res.body[name] = plusOneHour(res.body[name])))),
-            t.call === 'clock' || t.call === 'clock-advance' ? 'CONTRACT.md asks the clock\'s `now` in ISO 8601, not in UTC: an offset form is ISO 8601 and names the same instant' : undefined,
+            t.call === 'clock' || t.call === 'clock-advance'
+              ? 'CONTRACT.md asks the clock\'s `now` in ISO 8601, not in UTC: an offset form is ISO 8601 and names the same instant'
+              : t.call === 'accounts'
+                ? 'CONTRACT.md gives an account\'s `createdAt` no format (the spec\'s "ISO 8601 UTC" is of the payment request\'s): an offset form names the same instant'
+                : undefined,
           ),
         );
     case 'fee':
@@ -572,8 +587,9 @@ function firstSeen(field: string): Hooks {
 
 /** The answer of the first other account's key that finds what the caller's key did not. */
 async function otherAccountAnswer(req: { method: string; path: string; key?: string; body?: unknown }, ctx: Parameters<NonNullable<Hooks['request']>>[1]) {
-  for (const key of ACCOUNT_KEYS) {
-    if (key === req.key || (req.key === KEYS.readonly && key === KEYS.custodial)) continue;
+  const own = ctx.keys.secretOf(req.key);
+  for (const key of ctx.keys.accountSecrets()) {
+    if (key === own) continue;
     const answer = await ctx.upstream(req.method, req.path, { key, ...(req.body !== undefined ? { body: req.body } : {}) });
     if (answer.status < 400) return answer;
   }
@@ -596,11 +612,13 @@ const leak: Operator = (t) => {
         ];
       if (t.surface === 'clock') return [mutant(t, 'leak', 'clock', "advancing one account's clock advances every account's", () => onRequest(async (req, ctx) => {
         if (controlCall(req) !== 'clock/advance' || req.method !== 'POST') return;
-        for (const key of ACCOUNT_KEYS) if (key !== req.key && !(req.key === KEYS.readonly && key === KEYS.custodial)) await ctx.upstream('POST', req.path, { key, body: req.body ?? {} });
+        const own = ctx.keys.secretOf(req.key);
+        for (const key of ctx.keys.runAccounts()) if (key !== own) await ctx.upstream('POST', req.path, { key, body: req.body ?? {} });
       }))];
       return [mutant(t, 'leak', 'reset', "a reset deletes every account's requests", () => onRequest(async (req, ctx) => {
         if (controlCall(req) !== 'reset' || req.method !== 'POST') return;
-        for (const key of ACCOUNT_KEYS) if (key !== req.key) await ctx.upstream('POST', req.path, { key, body: req.body ?? {} });
+        const own = ctx.keys.secretOf(req.key);
+        for (const key of ctx.keys.runAccounts()) if (key !== own) await ctx.upstream('POST', req.path, { key, body: req.body ?? {} });
       }))];
     case 'field':
       if (t.field === 'destinationWallet') return [mutant(t, 'leak', 'hidden', 'answers show the destinationWallet given at creation', () => {
@@ -621,8 +639,9 @@ const leak: Operator = (t) => {
       return [];
     case 'auth':
       if (t.rule === 'read-only-control') return [mutant(t, 'leak', 'secret', 'the read-only key is shown the wallet\'s nwcUrl secret', () => onResponse(async (req, res, ctx) => {
-        if (req.key === KEYS.readonly && controlCall(req) === 'wallet' && res.status === 200 && res.body && !res.body.nwcUrl) {
-          const full = await ctx.upstream('GET', req.path, { key: KEYS.custodial });
+        const secret = ctx.keys.secretOf(req.key);
+        if (ctx.keys.isReadOnly(req.key) && secret !== undefined && controlCall(req) === 'wallet' && res.status === 200 && res.body && !res.body.nwcUrl) {
+          const full = await ctx.upstream('GET', req.path, { key: secret });
           if (full.body?.nwcUrl) res.body.nwcUrl = full.body.nwcUrl;
         }
       }))];
@@ -645,7 +664,7 @@ const sideEffect: Operator = (t) => {
         })];
       return [storedAnyway('a create refused with 400 still stores a request (with a valid body)', (res) => res.status === 400, t)];
     case 'auth':
-      if (t.rule === 'permission') return [storedAnyway('a create by the read-only key is refused (401) but stored', (res, req) => res.status === 401 && req.key === KEYS.readonly, t)];
+      if (t.rule === 'permission') return [storedAnyway('a create by the read-only key is refused (401) but stored', (res, req, keys) => res.status === 401 && keys.isReadOnly(req.key), t)];
       if (t.rule === 'invalid' || t.rule === 'missing') return [storedAnyway(`a create with ${t.rule === 'missing' ? 'no' : 'an invalid'} key is refused (401) but stored in the main account`, (res) => res.status === 401, t)];
       return [];
     case 'input':
@@ -657,11 +676,12 @@ const sideEffect: Operator = (t) => {
 };
 
 /** After a refused create, the proxy stores a valid one in the main account (what a half-validated write would leave). */
-function storedAnyway(describe: string, refusedWhen: (res: { status: number }, req: { key?: string }) => boolean, t: Target): Mutant {
+function storedAnyway(describe: string, refusedWhen: (res: { status: number }, req: { key?: string }, keys: RunKeys) => boolean, t: Target): Mutant {
   return mutant(t, 'side-effect', 'stored', describe, () =>
     onResponse(async (req, res, ctx) => {
-      if (req.route !== 'create' || !refusedWhen(res, req)) return;
-      await ctx.upstream('POST', '/api/v1/payment-requests', { key: KEYS.custodial, body: { amount: 1000, description: 'left behind by a refused create', destinationWallet: 'left@example.com' } });
+      if (req.route !== 'create' || !refusedWhen(res, req, ctx.keys)) return;
+      // In the account of the key when it has one (a half-validated write), else the main account.
+      await ctx.upstream('POST', '/api/v1/payment-requests', { key: ctx.keys.secretOf(req.key) ?? ctx.keys.main, body: { amount: 1000, description: 'left behind by a refused create', destinationWallet: 'left@example.com' } });
     }),
   );
 }
@@ -669,30 +689,29 @@ function storedAnyway(describe: string, refusedWhen: (res: { status: number }, r
 const loosen: Operator = (t) => {
   switch (t.kind) {
     case 'auth': {
-      const asMain = (test: (auth: string, req: Parameters<NonNullable<Hooks['request']>>[0]) => string | undefined, describe: string, variant: string, equivalent?: string) =>
-        mutant(t, 'loosen', variant, describe, () => onRequest((req) => {
-          const key = test(req.headers.authorization ?? '', req);
+      const asMain = (test: (auth: string, req: Parameters<NonNullable<Hooks['request']>>[0], keys: RunKeys) => string | undefined, describe: string, variant: string, equivalent?: string) =>
+        mutant(t, 'loosen', variant, describe, () => onRequest((req, ctx) => {
+          const key = test(req.headers.authorization ?? '', req, ctx.keys);
           if (key !== undefined) req.headers.authorization = `Bearer ${key}`;
         }), equivalent);
-      const known = Object.values(KEYS) as string[];
       if (t.rule === 'scheme')
         return [
-          asMain((a) => (/^(token|basic)\s+/i.test(a) ? known.find((k) => a.includes(k) || a.includes(btoa(`${k}:`))) : undefined), 'keys read under any scheme (Token, Basic)', 'schemes'),
-          asMain((a) => (known.includes(a.trim()) ? a.trim() : undefined), 'a bare key without the Bearer scheme authenticates', 'bare'),
+          asMain((a, _req, keys) => (/^(token|basic)\s+/i.test(a) ? keys.known().find((k) => a.includes(k) || a.includes(btoa(`${k}:`))) : undefined), 'keys read under any scheme (Token, Basic)', 'schemes'),
+          asMain((a, _req, keys) => (keys.known().includes(a.trim()) ? a.trim() : undefined), 'a bare key without the Bearer scheme authenticates', 'bare'),
           asMain((a, req) => (a === '' ? (req.headers['x-api-key'] ?? req.headers['api-key']) : undefined), 'keys read from X-API-Key and Api-Key too', 'headers'),
           asMain((a) => (/^bearer[,:]\s*\S+$/i.test(a) ? a.replace(/^bearer[,:]\s*/i, '') : undefined), 'the scheme and key separated by "," or ":" are read', 'separators'),
           asMain((a) => (/^bearer \S+$/.test(a) ? a.slice(7) : undefined), 'the scheme read case-insensitively ("bearer")', 'scheme-case', 'auth schemes are case-insensitive (RFC 9110 §11.1): a lower-case "bearer" is the Bearer scheme'),
         ];
       if (t.rule === 'invalid')
         return [
-          asMain((a) => { const k = a.replace(/^Bearer\s+/i, ''); return known.find((v) => v.toLowerCase() === k.toLowerCase() && v !== k); }, 'keys compared case-insensitively', 'case'),
-          asMain((a) => { const k = a.replace(/^Bearer\s+/i, ''); return k.length >= 8 && !known.includes(k) ? known.find((v) => v.startsWith(k) || k.startsWith(v)) : undefined; }, 'a key matches any key it is a prefix of, or that is a prefix of it', 'prefix'),
-          asMain((a) => { const k = a.replace(/^Bearer\s+/i, ''); return /^sk_/.test(k) && !known.includes(k) && k !== ADMIN_KEY ? KEYS.custodial : undefined; }, 'any key shaped sk_… acts as the main key', 'shape'),
+          asMain((a, _req, keys) => { const k = a.replace(/^Bearer\s+/i, ''); return keys.known().find((v) => v.toLowerCase() === k.toLowerCase() && v !== k); }, 'keys compared case-insensitively', 'case'),
+          asMain((a, _req, keys) => { const k = a.replace(/^Bearer\s+/i, ''); return k.length >= 8 && !keys.known().includes(k) ? keys.known().find((v) => v.startsWith(k) || k.startsWith(v)) : undefined; }, 'a key matches any key it is a prefix of, or that is a prefix of it', 'prefix'),
+          asMain((a, _req, keys) => { const k = a.replace(/^Bearer\s+/i, ''); return /^sk_/.test(k) && !keys.known().includes(k) ? keys.main : undefined; }, 'any key shaped sk_… acts as the main key', 'shape'),
         ];
-      if (t.rule === 'missing') return [asMain((a) => (a === '' || /^bearer\s*$/i.test(a) ? KEYS.custodial : undefined), 'an empty or missing key acts as the main key', 'empty')];
-      if (t.rule === 'permission') return [mutant(t, 'loosen', 'read-only-create', 'the read-only key may create', () => onRequest((req) => void (req.route === 'create' && req.key === KEYS.readonly && (req.headers.authorization = `Bearer ${KEYS.custodial}`))))];
-      if (t.rule === 'read-only-control') return [mutant(t, 'loosen', 'read-only-control', 'the read-only key may make control calls', () => onRequest((req) => void (req.route === 'control' && req.key === KEYS.readonly && (req.headers.authorization = `Bearer ${KEYS.custodial}`))))];
-      if (t.rule === 'accounts-key') return [mutant(t, 'loosen', 'admin-v1', 'the accounts key reads and creates as the main key', () => onRequest((req) => void (V1_PATH.test(req.path) && req.key === ADMIN_KEY && (req.headers.authorization = `Bearer ${KEYS.custodial}`))))];
+      if (t.rule === 'missing') return [asMain((a, _req, keys) => (a === '' || /^bearer\s*$/i.test(a) ? keys.main : undefined), 'an empty or missing key acts as the main key', 'empty')];
+      if (t.rule === 'permission') return [mutant(t, 'loosen', 'read-only-create', 'the read-only key may create', () => onRequest((req, ctx) => void (req.route === 'create' && ctx.keys.isReadOnly(req.key) && (req.headers.authorization = `Bearer ${ctx.keys.secretOf(req.key)}`))))];
+      if (t.rule === 'read-only-control') return [mutant(t, 'loosen', 'read-only-control', 'the read-only key may make control calls', () => onRequest((req, ctx) => void (req.route === 'control' && ctx.keys.isReadOnly(req.key) && (req.headers.authorization = `Bearer ${ctx.keys.secretOf(req.key)}`))))];
+      if (t.rule === 'accounts-key') return [mutant(t, 'loosen', 'admin-v1', 'the accounts key reads and creates as the main key', () => onRequest((req, ctx) => void (V1_PATH.test(req.path) && ctx.keys.isAdmin(req.key) && (req.headers.authorization = `Bearer ${ctx.keys.main}`))))];
       return [];
     }
     case 'lookup': {
@@ -831,7 +850,16 @@ const breakStructure: Operator = (t) => {
         case 'payment-secret':
           return [mutant(t, 'break', 's-length', 'the `s` field 51 words long instead of 52 (readers skip it)', forged((d) => ({ fields: d.fields.map((f) => (f.tag === 's' ? { tag: 's', words: f.words.slice(0, 51) } : f)) })))];
         case 'expiry':
-          return [mutant(t, 'break', 'x-padded', 'the `x` field with leading zero words (not minimal)', forged((d) => ({ fields: d.fields.map((f) => (f.tag === 'x' ? { tag: 'x', words: [0, 0, ...f.words] } : f)) })))];
+          return [
+            mutant(
+              t,
+              'break',
+              'x-padded',
+              'the `x` field with leading zero words (not minimal)',
+              forged((d) => ({ fields: d.fields.map((f) => (f.tag === 'x' ? { tag: 'x', words: [0, 0, ...f.words] } : f)) })),
+              'BOLT 11 asks the minimum data_length for `x` as a writer\'s SHOULD and readers take any length: every decoder reads the expiry as expiresIn, which is what the statement asks',
+            ),
+          ];
         case 'timestamp':
           return [mutant(t, 'break', 'far', 'the invoice timestamp a day late (re-signed)', forged((d) => ({ timestampSeconds: d.timestampSeconds + 86_400 })))];
         case 'description':

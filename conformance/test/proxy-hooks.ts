@@ -5,14 +5,9 @@
  * state a hook keeps lives in its closure, so every built fault starts fresh.
  */
 import { isPaymentRequest, jsonResponse, type Fault, type ProxyContext, type ProxyRequest, type ProxyResponse } from './faulty-proxy.js';
-import { KEYS } from './rewrites.js';
 import type { Where } from './statement-targets.js';
 
 export type Hooks = Pick<Fault, 'request' | 'response'>;
-
-/** The default accounts' keys that act on an account of their own (the read-only key shares the custodial one). */
-export const ACCOUNT_KEYS: readonly string[] = [KEYS.custodial, KEYS.nwc];
-export const ADMIN_KEY = 'sk_test_admin';
 
 /** Which answers a field rule is about: `where` (default all) and `only` (a kind of request). */
 export function matches(pr: Record<string, any>, req: ProxyRequest, where?: readonly Where[], only?: 'custodial' | 'nwc' | 'completed'): boolean {

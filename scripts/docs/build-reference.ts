@@ -20,6 +20,7 @@ import { accountsConfigSchema } from '../../src/schemas/accounts-config.js';
 import { accountsFileReference } from './accounts-file-reference.js';
 import { cliReference } from './cli-reference.js';
 import { errorsReference } from './errors-reference.js';
+import { generatedFaultsSection, readFaultReport } from './generated-faults-reference.js';
 import { httpApiReference } from './http-api-reference.js';
 import { generatedPage } from './markdown.js';
 
@@ -62,7 +63,7 @@ function conformanceChecks(): string {
   return generatedPage({
     title: 'Conformance checks',
     order: 5,
-    source: 'the statement table (conformance/statements.ts) and the checks of the conformance suite (conformance/checks)',
+    source: 'the statement table (conformance/statements.ts), the checks of the conformance suite (conformance/checks) and the generated faults\' reports (docs/data/generated-faults*.json)',
     body: [
       `Every normative statement of the spec and of CONTRACT.md, stated once (${counts.spec} of the spec, ${counts.contract} of CONTRACT.md), with what holds it.`,
       `A client sees ${counts.v1} of them through \`/api/v1\` and ${counts.control} through the \`/sandbox/v1\` control API that the \`full\` profile holds a target to: ${counts.heldByChecks} are held by checks of \`lnpr conformance\`, ${counts.gaps} are gaps no check holds yet (each says why).`,
@@ -84,6 +85,10 @@ function conformanceChecks(): string {
       'A `MUST` check fails the run; a `SHOULD` check only warns. `core` checks treat the target as a black box; `lifecycle` ones move requests on.',
       '',
       coverageTable(),
+      '',
+      '## Generated faults',
+      '',
+      generatedFaultsSection(readFaultReport('small'), readFaultReport('large')),
     ].join('\n'),
   });
 }
