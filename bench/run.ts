@@ -42,6 +42,8 @@
  * BENCH_ONLY=relay measures only "API under relay load" (`bench/relay-load.ts`, about a minute, on
  * the sources): GET p50/p99 quiet and during findings 3 and 4 of issue 21, and what the attacker
  * received; a full run measures it too (on the build), after NWC.
+ * BENCH_ONLY=conformance measures only the conformance suite (`bench/conformance.ts`, about half a
+ * minute): the full profile with --admin-key against our server, median of nine warm runs.
  * BENCH_CPU_PROF=DIR writes a V8 CPU profile of every server process into DIR on shutdown, and
  * the time window of every measured round into DIR/windows.json; the bench then prints each
  * case's CPU time per request by stage (`bench/profile-summary.ts`, which also reads DIR later).
@@ -99,8 +101,15 @@ const NWC_ROUND_SECONDS = 4;
 type Case = [Target, Request];
 
 const only = process.env.BENCH_ONLY;
-if (only !== undefined && only !== 'hot' && only !== 'nwc' && only !== 'relay' && only !== 'postgres' && only !== 'replicas') {
-  throw new Error(`BENCH_ONLY must be "hot", "nwc", "relay", "postgres", "replicas" or unset (got "${only}")`);
+if (only !== undefined && only !== 'hot' && only !== 'nwc' && only !== 'relay' && only !== 'postgres' && only !== 'replicas' && only !== 'conformance') {
+  throw new Error(`BENCH_ONLY must be "hot", "nwc", "relay", "postgres", "replicas", "conformance" or unset (got "${only}")`);
+}
+if (only === 'conformance') {
+  // Only the conformance suite's full profile against our server (issue 24: under 1 s warm).
+  console.log(`lnpr-sandbox bench (BENCH_ONLY=conformance): node ${process.version}, ${cpus().length} CPUs, code ${codeVersion() ?? 'unknown'}; the server runs in a child process with the default flags`);
+  const { benchConformance } = await import('./conformance.js');
+  await benchConformance();
+  process.exit(0);
 }
 if (only === 'replicas') {
   // Only replicas on PostgreSQL (issue 23): one account's transitions, replicas' CPU per request, failover.

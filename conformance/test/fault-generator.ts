@@ -157,7 +157,7 @@ const READINGS: Record<string, Array<Builder | Builder[]>> = {
   ],
   'open.nwc-completion-delay': [
     { describe: 'completed at once', notGenerated: OURS },
-    { describe: 'completed up to 5 s after payment', notGenerated: 'the sandbox completes at once; delaying what the status shows needs the payment time, which the proxy does not see (next increment)' },
+    { describe: 'completed up to 5 s after payment', notGenerated: 'the generated runs pay no NWC request through a wallet (no --payer-nwc-url: control calls complete at once, as CONTRACT.md asks of them), so there is no payment to delay; where one pays, the suite polls the status for up to 10 s (settledStatus)' },
   ],
   'open.wallet-errors': [
     { describe: '502 wallet_unavailable / wallet_error', notGenerated: 'no check makes the wallet fail: nothing to vary' },

@@ -34,6 +34,14 @@ export interface FaultCase {
  * other checks too, so every fault that breaks it is genuinely caught by several.
  */
 export const SHARED_CATCH: Readonly<Record<string, string>> = {
+  'create.invoice-present': 'read.get-fields now holds every field of every GET answer by the same rule (support.ts FIELD_RULES), so a fault that breaks the field in both 201s and GETs fails both; a fault in 201s alone is this check\'s alone (the generated set has them)',
+  'create.payment-hash-format': 'read.get-fields now holds every field of every GET answer by the same rule (support.ts FIELD_RULES), so a fault that breaks the field in both 201s and GETs fails both; a fault in 201s alone is this check\'s alone (the generated set has them)',
+  'create.expires-at-format': 'read.get-fields now holds every field of every GET answer by the same rule (support.ts FIELD_RULES), so a fault that breaks the field in both 201s and GETs fails both; a fault in 201s alone is this check\'s alone (the generated set has them)',
+  'create.is-nwc-boolean': 'read.get-fields now holds every field of every GET answer by the same rule (support.ts FIELD_RULES), so a fault that breaks the field in both 201s and GETs fails both; a fault in 201s alone is this check\'s alone (the generated set has them)',
+  'create.fee-fields': 'read.get-fields now holds every field of every GET answer by the same rule (support.ts FIELD_RULES), so a fault that breaks the field in both 201s and GETs fails both; a fault in 201s alone is this check\'s alone (the generated set has them)',
+  'create.timestamps-format': 'read.get-fields now holds every field of every GET answer by the same rule (support.ts FIELD_RULES), so a fault that breaks the field in both 201s and GETs fails both; a fault in 201s alone is this check\'s alone (the generated set has them)',
+  'read.unprefixed-id-404': 'read.id-exact tries the real id without `pr_` among its near misses, an instance of this rule on an id that was made',
+  'control.other-account-404': 'the hand-written faults it catches (an id missing or without `pr_` in answers) break the id every transition answer shows, which control.*-answer now holds by the field rules of GET; a control call that acts on another account\'s request is a generated fault (leak), which it kills',
   'create.amount-echo': 'the amount of the shared request; create.amount-values holds the same rule for other amounts, so a fault in echoing amounts shows there too',
   'create.description-echo': 'the description of the shared request; create.description-values holds the same rule for other descriptions',
   'create.metadata-echo': 'the metadata of the shared request; create.metadata-values holds the same rule for other objects',
