@@ -5,7 +5,8 @@
  */
 import type { Check, CheckContext } from '../check.js';
 import { CheckSkipped } from '../check-errors.js';
-import { assert, assertStatus, COLLECTION, sharedPaymentRequest, validBody } from './support.js';
+import { CONTROL, readClockOf, transitionPath } from './control-support.js';
+import { assert, assertStatus, COLLECTION, createPaymentRequest, getPaymentRequest, sharedPaymentRequest, validBody } from './support.js';
 
 const SECTION = 'Authentication';
 
@@ -48,6 +49,8 @@ function elsewhere(key: string): Array<{ what: string; headers: Record<string, s
     { what: 'the key as Basic credentials', headers: { authorization: `Basic ${btoa(`${key}:`)}` } },
     { what: 'the key in X-API-Key (no Authorization)', headers: { 'x-api-key': key } },
     { what: 'the key in Api-Key (no Authorization)', headers: { 'api-key': key } },
+    // Other schemes than Bearer, with the valid key.
+    ...['Token', 'Key', 'ApiKey', 'Digest'].map((scheme) => ({ what: `the key under the ${scheme} scheme`, headers: { authorization: `${scheme} ${key}` } })),
     // The scheme and the key are separated by spaces (RFC 9110 §11.4: 1*SP), nothing else.
     ...[',', ':', ';', '='].map((separator) => ({ what: `"Bearer${separator}<key>" (no space after the scheme)`, headers: { authorization: `Bearer${separator}${key}` } })),
     { what: '"Bearer<key>" (the scheme and the key run together)', headers: { authorization: `Bearer${key}` } },
@@ -101,7 +104,7 @@ export const authChecks: Check[] = [
   {
     id: 'auth.bearer-only',
     holds: ['spec.auth.bearer-header', 'contract.reading.bearer-only'],
-    title: 'The valid key sent other than as "Authorization: Bearer <key>" (bare, Basic, X-API-Key, Api-Key, "Bearer:<key>" and other separators) is refused',
+    title: 'The valid key sent other than as "Authorization: Bearer <key>" (bare, Basic, Token and other schemes, X-API-Key, Api-Key, "Bearer:<key>" and other separators) is refused',
     section: SECTION,
     statement: 'Authentication 2: "The key is sent in the header Authorization as a bearer token: Authorization: Bearer <API_KEY>"',
     level: 'MUST',
@@ -179,6 +182,42 @@ export const authChecks: Check[] = [
       if (calls.length === 0) throw new CheckSkipped('neither a missing nor an unknown key is refused with 401 when nothing else is wrong (auth.missing-key\'s and auth.unknown-key\'s business)');
       const answers = await Promise.all(calls.map(async ({ what, method, path, call }) => ({ what, answer: await context.client.request(method, path, call) })));
       const wrong = answers.filter(({ answer }) => answer.status !== 401).map(({ what, answer }) => `${what}: expected HTTP 401 (as with valid input), got ${answer.status}`);
+      assert(wrong.length === 0, wrong.join('; '));
+    },
+  },
+  {
+    id: 'auth.control-api-401',
+    holds: ['contract.control.same-keys', 'contract.reading.refused-changes-nothing'],
+    title: 'The control API reads keys as v1 does: no key, an unknown key or the valid key under another scheme get 401 on a read, a transition and a clock advance, which then change nothing',
+    section: 'CONTRACT: Sandbox control API',
+    statement: 'CONTRACT: "Same bearer keys; every call acts on the key\'s own account only"; Authentication 3: "A request with a missing or invalid key gets 401"',
+    level: 'MUST',
+    profile: 'full',
+    needs: ['controls'],
+    async run(context) {
+      const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance: control calls without a valid key' });
+      const before = await getPaymentRequest(context, created.id);
+      const ways: Array<{ what: string; call: { key: null; headers?: Record<string, string> } }> = [
+        { what: 'no key', call: { key: null } },
+        { what: 'an unknown key', call: { key: null, headers: { authorization: `Bearer ${UNKNOWN_KEY}` } } },
+        { what: 'the valid key without the Bearer scheme', call: { key: null, headers: { authorization: context.options.apiKey } } },
+      ];
+      const wrong: string[] = [];
+      await context.lifecycle!.holdingClock(async () => {
+        const clockBefore = await readClockOf(context);
+        for (const { what, call } of ways) {
+          const answers = await Promise.all([
+            context.client.get(`${CONTROL}/clock`, call).then((answer) => ({ where: `GET ${CONTROL}/clock`, answer })),
+            context.client.post(transitionPath(created.id, 'fail'), call).then((answer) => ({ where: `POST ${transitionPath(created.id, 'fail')}`, answer })),
+            context.client.post(`${CONTROL}/clock/advance`, { ...call, body: { seconds: 86_400 } }).then((answer) => ({ where: `POST ${CONTROL}/clock/advance`, answer })),
+          ]);
+          for (const { where, answer } of answers) if (answer.status !== 401) wrong.push(`${where} with ${what}: expected HTTP 401, got ${answer.status}`);
+        }
+        const clockAfter = await readClockOf(context);
+        if (clockAfter.nowMs - clockBefore.nowMs >= 3_600_000) wrong.push(`the clock moved ${Math.round((clockAfter.nowMs - clockBefore.nowMs) / 1000)} s after advances refused for their key`);
+      });
+      const after = await getPaymentRequest(context, created.id);
+      if (after.status !== before.status || after.updatedAt !== before.updatedAt) wrong.push(`the request after fails refused for their key: expected it unchanged, got status ${String(before.status)} → ${String(after.status)}, updatedAt ${String(before.updatedAt)} → ${String(after.updatedAt)}`);
       assert(wrong.length === 0, wrong.join('; '));
     },
   },

@@ -25,6 +25,7 @@ import {
   isObject,
   reportedStatus,
   sha256Hex,
+  sleep,
   twoAccountsRequests,
   show,
 } from './support.js';
@@ -96,11 +97,11 @@ function answerCheck(transition: Transition, holds: readonly string[]): Check {
   };
 }
 
-/** The other two transitions, for each terminal state. */
+/** Every transition, out of each terminal state (the one that led there too: a terminal state is left by none). */
 const OUT_OF: ReadonlyArray<[Transition, Transition[]]> = [
-  ['complete', ['fail', 'expire']],
-  ['fail', ['complete', 'expire']],
-  ['expire', ['complete', 'fail']],
+  ['complete', ['fail', 'expire', 'complete']],
+  ['fail', ['complete', 'expire', 'fail']],
+  ['expire', ['complete', 'fail', 'expire']],
 ];
 
 /** The control checks. */
@@ -111,7 +112,7 @@ export const controlChecks: Check[] = [
   {
     id: 'control.terminal-409',
     holds: ['contract.control.terminal-409', 'contract.control.terminal-unchanged', 'contract.reading.refused-changes-nothing'],
-    title: 'A transition out of completed, failed or expired answers exactly 409 and changes nothing (every field as before)',
+    title: 'Every transition out of completed, failed or expired (the same one again too) answers exactly 409 and changes nothing (every field as before)',
     section: SECTION,
     statement: 'CONTRACT: "A transition out of a terminal state (completed, expired, failed) answers 409 and changes nothing"',
     level: 'MUST',
@@ -207,7 +208,7 @@ export const controlChecks: Check[] = [
   {
     id: 'control.clock-answers',
     holds: ['contract.control.clock-now', 'contract.control.clock-frozen', 'contract.control.clock-advance', 'contract.control.clock-advance-answer'],
-    title: 'GET /sandbox/v1/clock answers {now: ISO 8601, frozen: boolean}; POST …/clock/advance answers 200 with the clock, moved on by the seconds asked',
+    title: 'GET /sandbox/v1/clock answers {now: ISO 8601, frozen: boolean}, frozen saying whether it stands still; POST …/clock/advance answers 200 with the clock, moved on by the seconds asked, and moves nothing when refused for its body',
     section: SECTION,
     statement: 'CONTRACT: "GET /sandbox/v1/clock → 200 {"now": ISO-8601, "frozen": bool}"; "POST /sandbox/v1/clock/advance {"seconds": N} → 200, the clock"',
     level: 'MUST',
@@ -220,6 +221,15 @@ export const controlChecks: Check[] = [
         assert(advanced.nowMs - before.nowMs >= 5000, `POST ${CONTROL}/clock/advance {"seconds": 5}: expected now at least 5 s after ${new Date(before.nowMs).toISOString()}, got ${new Date(advanced.nowMs).toISOString()}`);
         const after = await readClockOf(context);
         assert(after.nowMs >= advanced.nowMs && after.frozen === advanced.frozen, `GET ${CONTROL}/clock after the advance: expected the clock the advance answered (or later), got now ${new Date(after.nowMs).toISOString()} frozen ${after.frozen} (the advance answered ${new Date(advanced.nowMs).toISOString()}, frozen ${advanced.frozen})`);
+        // An advance refused for its body (the contract names no status: a 4xx) moves nothing.
+        const refused = await context.client.post(`${CONTROL}/clock/advance`, { body: { seconds: 'a day' } });
+        assert(refused.status >= 400 && refused.status < 500, `POST ${CONTROL}/clock/advance {"seconds": "a day"}: expected a 4xx refusal, got ${refused.status} ${describeBody(refused)}`);
+        // "frozen" says whether the clock stands still: a clock read with milliseconds that moved is not frozen, one that stood for 150 ms is.
+        await sleep(150);
+        const [last, text] = await Promise.all([readClockOf(context), context.client.get(`${CONTROL}/clock`).then((answer) => String(answer.body?.now ?? ''))]);
+        assert(last.nowMs - after.nowMs < 30_000, `GET ${CONTROL}/clock after an advance refused for its body: expected the clock where it was, got it ${Math.round((last.nowMs - after.nowMs) / 1000)} s on`);
+        if (last.nowMs !== after.nowMs) assert(!last.frozen, `GET ${CONTROL}/clock: "frozen": true, but now moved from ${new Date(after.nowMs).toISOString()} to ${new Date(last.nowMs).toISOString()} in 150 ms`);
+        else if (/\.\d{3}/.test(text)) assert(last.frozen, `GET ${CONTROL}/clock: "frozen": false, but now (with milliseconds) stood at ${new Date(last.nowMs).toISOString()} for 150 ms`);
       });
     },
   },

@@ -15,6 +15,7 @@ import {
   expectCreated,
   postCreate,
   deepEqual,
+  expiryProblem,
   FIELD_RULES,
   fieldsProblem,
   has,
@@ -104,15 +105,6 @@ function everyCreate(
 /** The 2xx answers of create whose sent body is a JSON object that `applies`. */
 function createsWhere(context: CheckContext, applies: (sent: Sent) => boolean): Received[] {
   return receivedPaymentRequests(context).filter(({ kind, origin }) => kind === 'create' && origin?.sent !== undefined && applies(origin.sent));
-}
-
-/** What is wrong with `expiresAt − createdAt` against `seconds` (one second of slack for truncation), or undefined. */
-function validityProblem(body: Record<string, any>, seconds: number): string | undefined {
-  const created = timeOf(body.createdAt);
-  const expires = timeOf(body.expiresAt);
-  if (!Number.isFinite(created) || !Number.isFinite(expires)) return `createdAt ${show(body.createdAt)} or expiresAt ${show(body.expiresAt)} is not a readable timestamp`;
-  const difference = (expires - created) / 1000;
-  return Math.abs(difference - seconds) <= 1 ? undefined : `expected expiresAt − createdAt = ${seconds} s (±1 s), got ${difference} s (createdAt ${body.createdAt}, expiresAt ${body.expiresAt})`;
 }
 
 /** Whether a sent body gives no metadata pairs: none, null or {}. */
@@ -247,7 +239,7 @@ export const createChecks: Check[] = [
     'Limits',
     'Create: expiresIn "default 3600"; Limits: "expiresIn default: 3600 seconds"',
     defaultExpiry,
-    (body) => validityProblem(body, 3600),
+    (body) => expiryProblem(body, 3600),
   ),
   {
     id: 'create.expires-in-honoured',
@@ -261,7 +253,7 @@ export const createChecks: Check[] = [
     async run(context) {
       await sharedSecondRequest(context);
       const withExpiresIn = createsWhere(context, givenExpiry);
-      assertEvery(withExpiresIn, 'creates with expiresIn', ({ body, origin }) => validityProblem(body, origin!.sent!.expiresIn as number));
+      assertEvery(withExpiresIn, 'creates with expiresIn', ({ body, origin }) => expiryProblem(body, origin!.sent!.expiresIn as number));
     },
   },
   {

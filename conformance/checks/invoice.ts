@@ -257,10 +257,10 @@ export const invoiceChecks: Check[] = [
     'invoice.description-in-d',
     ['contract.invoice.description'],
     'A description that fits the d field (at most 639 UTF-8 bytes) goes in d, not only as its hash in h',
-    'Resources: description, "Description of the payment" (the payer\'s wallet shows d; h only where d cannot hold it: SHOULD)',
+    'CONTRACT: Invoices, "description = `description` (or its SHA-256 as a description hash where it does not fit)"',
     ({ body, decoded }) =>
       decoded.description !== undefined ? undefined : `the description ${show(body.description)} fits a d field (${utf8ToBytes(String(body.description)).length} UTF-8 bytes), but the invoice carries only its hash (h)`,
-    { applies: ({ body }) => fitsD(body.description), level: 'SHOULD' },
+    { applies: ({ body }) => fitsD(body.description) },
   ),
   everyInvoice('invoice.timestamp', ['contract.invoice.timestamp'], 'Every invoice timestamp is createdAt in whole seconds (its seconds, or rounded to the nearest)', 'CONTRACT: Invoices, "timestamp = createdAt"', ({ body, decoded }) => {
     const created = timeOf(body.createdAt);

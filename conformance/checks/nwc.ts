@@ -215,4 +215,26 @@ export const nwcChecks: Check[] = [
       );
     },
   },
+  {
+    id: 'nwc.complete-through-control',
+    holds: ['contract.control.complete', 'spec.resource.preimage-proof'],
+    title: "An NWC request completed through the control API reads completed with a preimage whose SHA-256 is its paymentHash, on GET and on the status endpoint",
+    section: RESOURCE,
+    statement: 'CONTRACT: "POST /sandbox/v1/payment-requests/{id}/complete: pays it: status completed, preimage set"; Resources: preimage, "proof of payment"',
+    level: 'MUST',
+    profile: 'full',
+    needs: ['nwcKey', 'controls'],
+    async run(context) {
+      const key = context.options.nwcKey!;
+      const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance: an NWC request completed through the control API' }, { key });
+      const path = `/sandbox/v1/payment-requests/${encodeURIComponent(created.id)}/complete`;
+      const answer = await context.client.post(path, { key });
+      assert(answer.status === 200, `POST ${path} with the NWC key: expected 200, got ${answer.status}`);
+      const [read, status] = await Promise.all([getPaymentRequest(context, created.id, { key }), getStatus(context, created.id, { key })]);
+      assert(read.status === 'completed' && status === 'completed', `after POST ${path}: expected "completed" on GET and on the status endpoint; GET ${show(read.status)}, status endpoint ${show(status)}`);
+      assert(typeof read.preimage === 'string' && HEX_64.test(read.preimage), `GET of the completed NWC request: expected preimage 64 hex digits, got ${show(read.preimage)}`);
+      const hash = sha256Hex(hexToBytes(read.preimage.toLowerCase()));
+      assert(hash === hexValue(created.paymentHash), `GET of the completed NWC request: expected SHA-256(preimage) = paymentHash ${show(created.paymentHash)}, got ${hash}`);
+    },
+  },
 ];

@@ -8,7 +8,7 @@
  */
 import type { CheckContext } from '../check.js';
 import type { ApiAnswer } from '../client.js';
-import { COLLECTION, deepEqual, describeBody, has, isObject, show, timeOf } from './support.js';
+import { COLLECTION, deepEqual, describeBody, expiryProblem, has, isObject, show } from './support.js';
 
 /** The fields of the create body (spec: "Endpoints › Create a payment request", request body). */
 export type ProbeField = 'amount' | 'description' | 'destinationWallet' | 'metadata' | 'expiresIn';
@@ -121,11 +121,7 @@ function echoProblem(probe: Probe, body: Record<string, unknown>): string | unde
       return deepEqual(body.metadata, sent) ? undefined : `metadata came back as ${show(body.metadata)} (keys ${show(isObject(body.metadata) ? Object.keys(body.metadata) : body.metadata)})`;
     }
     case 'expiresIn': {
-      const seconds = sent === null || sent === undefined ? 3600 : (sent as number);
-      const validity = (timeOf(body.expiresAt) - timeOf(body.createdAt)) / 1000;
-      return Math.abs(validity - seconds) <= 1
-        ? undefined
-        : `expected expiresAt − createdAt = ${seconds} s (±1 s), got ${Number.isFinite(validity) ? `${validity} s` : 'unreadable timestamps'} (createdAt ${show(body.createdAt)}, expiresAt ${show(body.expiresAt)})`;
+      return expiryProblem(body, sent === null || sent === undefined ? 3600 : (sent as number));
     }
     case 'destinationWallet':
       // Not among the response fields: create.no-destination-wallet's business.

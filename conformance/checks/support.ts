@@ -265,3 +265,19 @@ export function fieldsProblem(body: Record<string, unknown>, fields: readonly st
   });
   return problems.length === 0 ? undefined : problems.join('; ');
 }
+
+/**
+ * What is wrong with `expiresAt` against `createdAt` + `seconds` (CONTRACT.md's reading:
+ * "expiresAt = createdAt + expiresIn"), or undefined. Exact to the millisecond where createdAt is
+ * written with a fraction of a second; where it is written in whole seconds (a time cut to its
+ * second), expiresAt may be up to a second after.
+ */
+export function expiryProblem(body: Record<string, any>, seconds: number): string | undefined {
+  const created = timeOf(body.createdAt);
+  const expires = timeOf(body.expiresAt);
+  if (!Number.isFinite(created) || !Number.isFinite(expires)) return `createdAt ${show(body.createdAt)} or expiresAt ${show(body.expiresAt)} is not a readable timestamp`;
+  const late = expires - created - seconds * 1000;
+  const exact = /\.\d+/.test(String(body.createdAt));
+  if (exact ? late === 0 : late >= 0 && late < 1000) return undefined;
+  return `expected expiresAt = createdAt + ${seconds} s${exact ? '' : ' (createdAt in whole seconds: up to a second more)'}, got ${late >= 0 ? '+' : ''}${late} ms off (createdAt ${body.createdAt}, expiresAt ${body.expiresAt})`;
+}

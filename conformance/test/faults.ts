@@ -1880,14 +1880,12 @@ export function buildFaults(): FaultCase[] {
     forgedInvoice(
       'descriptions always hashed',
       'every invoice commits to its description by its SHA-256 (h), even one short enough for d',
-      'Resources: description, "Description of the payment" (a wallet shows d; h where d cannot hold it: SHOULD)',
+      'CONTRACT: Invoices, "description = `description` (or its SHA-256 as a description hash where it does not fit)"',
       ['invoice.description-in-d'],
       (decoded) => ({
         fields: decoded.fields.map((field) => (field.tag === 'd' ? { tag: 'h', words: bytesToWords(hexToBytes(sha256Hex(decoded.description ?? ''))) } : field)),
       }),
       () => true,
-      undefined,
-      'SHOULD',
     ),
     (() => {
       const chosen = new Map<string, string>();
