@@ -11,7 +11,7 @@ import { hexToBytes } from '@noble/hashes/utils.js';
 import type { Check, CheckContext } from '../check.js';
 import { CheckSkipped } from '../check-errors.js';
 import type { ApiAnswer } from '../client.js';
-import { letTimePass } from './lifecycle.js';
+import { letTimePass, shortExpiry } from './lifecycle.js';
 import { differences } from './read.js';
 import {
   assert,
@@ -26,6 +26,7 @@ import {
   reportedStatus,
   sha256Hex,
   sleep,
+  timeOf,
   twoAccountsRequests,
   show,
 } from './support.js';
@@ -136,6 +137,20 @@ export const controlChecks: Check[] = [
           }
         }),
       );
+      // Expired by the account's clock, not by a control call: terminal all the same.
+      await context.lifecycle!.holdingClock(async (clock) => {
+        const created = await createPaymentRequest(context, { amount: 1000, description: 'lnpr conformance control: expired by the clock', expiresIn: await shortExpiry(context) });
+        const { nowMs } = await readClockOf(context);
+        await clock.advance(Math.max(0, Math.ceil((timeOf(created.expiresAt) - nowMs) / 1000)) + 1);
+        const before = await getPaymentRequest(context, created.id);
+        if (before.status !== 'expired') throw new CheckSkipped(`a request past its expiresAt reads ${show(before.status)} (lifecycle.expiry-boundary's business)`);
+        for (const out of TRANSITIONS) {
+          const answer = await context.client.post(transitionPath(created.id, out));
+          if (answer.status !== 409) wrong.push(`POST ${transitionPath(created.id, out)} on a request expired by the clock: expected HTTP 409, got ${answer.status} ${describeBody(answer)}`);
+        }
+        const after = await getPaymentRequest(context, created.id);
+        if (after.status !== 'expired') wrong.push(`a request expired by the clock after the refused transitions: expected "expired", got ${show(after.status)}`);
+      });
       assert(wrong.length === 0, wrong.join('; '));
     },
   },

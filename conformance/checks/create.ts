@@ -131,15 +131,21 @@ export const createChecks: Check[] = [
   {
     id: 'create.status-201',
     holds: ['spec.create.201'],
-    title: 'A valid create answers 201 Created with a JSON object',
+    title: 'A valid create answers 201 Created with a JSON object: every create the run saw accepted, by every key',
     section: CREATE,
     statement: 'Create: "201 Created: Payment request object"',
     level: 'MUST',
     profile: 'core',
+    last: true,
+    ask: sharedCreateAnswer,
     async run(context) {
       const answer = await sharedCreateAnswer(context);
       assertStatus(answer, 201, `POST ${COLLECTION} with a valid body`);
       assert(isObject(answer.body), `POST ${COLLECTION}: expected a JSON object in the 201 body, got ${describeBody(answer) || 'an empty body'}`);
+      // Every accepted create of the run (the NWC key's too), not only the shared one.
+      const accepted = context.client.v1Answers().filter((logged) => logged.method === 'POST' && logged.path === COLLECTION && logged.status >= 200 && logged.status < 300);
+      const other = accepted.filter((logged) => logged.status !== 201);
+      assert(other.length === 0, `${other.length} of ${accepted.length} accepted creates answered another status than 201: ${[...new Set(other.map((logged) => `${logged.status} (key: ${logged.key})`))].join(', ')}`);
     },
   },
   everyObject('create.id-format', ['spec.resource.id-prefix'], 'id is a string "pr_<identifier>" (in every payment request received)', 'Resources: id, "a string with the prefix pr_", shaped pr_<identifier>', (body) => fieldsProblem(body, ['id']), (body, context) => {

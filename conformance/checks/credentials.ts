@@ -73,6 +73,11 @@ export const credentialChecks: Check[] = [
       assert(problems.length === 0, `GET ${requestPath(id)} with the read-only key differs from the main key's: ${problems.join('; ')}`);
       const status = await context.client.get(requestPath(id, true), { key });
       assert(status.status === 200 && isObject(status.body) && status.body.status === mine.status, `GET ${requestPath(id, true)} with the read-only key: expected 200 {"status": ${show(mine.status)}}, got ${status.status} ${describeBody(status)}`);
+      // "may GET anything of its account": the control API's reads too, where the target has them.
+      if (context.lifecycle?.controls === true) {
+        const clock = await context.client.get(`${CONTROL}/clock`, { key });
+        assert(clock.status === 200, `GET ${CONTROL}/clock with the read-only key: expected 200 (a read-only key may GET anything of its account), got ${clock.status} ${describeBody(clock)}`);
+      }
     },
   },
   {

@@ -92,7 +92,7 @@ function sharedExpired(context: CheckContext): Promise<Array<Record<string, any>
 }
 
 /** The shortest candidate `expiresIn` the target accepts, probed once per run. */
-function shortExpiry(context: CheckContext): Promise<number> {
+export function shortExpiry(context: CheckContext): Promise<number> {
   return context.shared('short expiresIn', () => acceptedShortExpiry(context));
 }
 
