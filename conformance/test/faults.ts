@@ -88,6 +88,12 @@ export const SHARED_CATCH: Readonly<Record<string, string>> = {
   'credentials.read-only-no-secrets': 'the classifier and the generated set run without --admin-key, so the scratch-account checks skip there; control-checks.test.ts runs them against our server (no fault of its own yet)',
   'credentials.accounts-key-only': 'the classifier and the generated set run without --admin-key, so the scratch-account checks skip there; its own fault (the accounts key reads v1) is in control-checks.test.ts',
   'credentials.refused-leaves-nothing': 'the classifier and the generated set run without --admin-key, so the scratch-account checks skip there; control-checks.test.ts runs them against our server (no fault of its own yet)',
+  // The sandbox surfaces a target may offer (checks/sandbox-surfaces.ts): no hand-written fault of
+  // this table touches them; sandbox-surfaces.test.ts has faults of their own, and the generated set
+  // (the contract.webhooks.*, contract.wallets.* and contract.healthz statements) kills its faults with them.
+  'sandbox.webhook-endpoints': 'no hand-written fault touches webhook endpoints; its own faults (the filter widened, a DELETE that does nothing) are in sandbox-surfaces.test.ts, and the generated faults of contract.webhooks.endpoint-* are killed by it',
+  'sandbox.test-wallets': 'no hand-written fault touches test wallets; its own faults (balances in msats, a top-up that adds one more) are in sandbox-surfaces.test.ts, and the generated faults of contract.wallets.* are killed by it',
+  'sandbox.healthz': 'no hand-written fault touches /healthz; its own fault (a key needed) is in sandbox-surfaces.test.ts, and the generated faults of contract.healthz are killed by it',
 };
 
 const SECOND = 1000;
@@ -1540,9 +1546,8 @@ export function buildFaults(): FaultCase[] {
       },
     },
     {
-      rule: 'Resources: nwcRelay for non-custodial payments (the 201 list does not name it: SHOULD)',
+      rule: 'CONTRACT: "nwcRelay in responses is the relay of that connection, on the 201 of a create as on every read" (the spec\'s 201 list does not name it; CONTRACT.md does, so a MUST)',
       expect: ['nwc.relay-on-create'],
-      deviation: 'SHOULD',
       fault: {
         name: 'nwcRelay not on the 201',
         description: 'the 201 of a non-custodial request has no nwcRelay; GET has it',
