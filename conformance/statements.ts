@@ -10,10 +10,12 @@
  * - `v1`: through `/api/v1` answers (every profile may hold it);
  * - `control`: through the `/sandbox/v1` control API that `full` holds a target to (CONTRACT.md:
  *   "transitions, 409s, the clock per account, `/pay`'s answer, which keys may call it, one account
- *   per key": the "Sandbox control API" section, its accounts and the read-only key's rule);
+ *   per key": the "Sandbox control API" section, its accounts and the read-only key's rule), and
+ *   the sandbox surfaces `full` holds where a target offers them (the events list, webhook
+ *   endpoints, test wallets, `/healthz`: checks/sandbox-surfaces.ts);
  * - `sandbox`: over HTTP too, but a feature of this sandbox beyond v1 and that control API
- *   (webhooks, test wallets, API faults, the journal, pages, OpenAPI, the browser guards), which
- *   another implementation of the API is not held to: the test file named holds it;
+ *   (webhook deliveries, wallets over NIP-47, API faults, the journal, pages, OpenAPI, the browser
+ *   guards), which another implementation of the API is not held to: the test file named holds it;
  * - `not-over-http`: the CLI, files, packaging, PostgreSQL, NIP-47 traffic: the test file named
  *   holds it.
  * Sentences that only describe (the base URL, where keys come from) or restate a row of another
@@ -235,7 +237,7 @@ const CONTRACT_STATEMENTS: Statement[] = [
     control('contract.control.unknown-id-404', 'MUST', 'A control call on an unknown id answers 404'),
     control('contract.control.expired-on-clock', 'MUST', "A pending request whose `expiresAt` has passed on the account's clock reads as `expired`"),
     sandbox('contract.control.off', 'MUST', '`--no-controls` turns the control API off', 'test/control-api.test.ts'),
-    sandbox('contract.healthz', 'MUST', '`GET /healthz` answers 200 without a key (503 while storage cannot write)', 'test/storage-faults.test.ts'),
+    control('contract.healthz', 'MUST', '`GET /healthz` answers 200 without a key (503 while storage cannot write)'),
   ]),
   ...from('contract', 'Sandbox control API › Accounts for isolated runs', [
     control('contract.accounts.isolated', 'MUST', "Runs in their own accounts: no run sees or resets another's data"),
@@ -251,11 +253,12 @@ const CONTRACT_STATEMENTS: Statement[] = [
     sandbox('contract.webhooks.emit', 'MUST', 'An event on every change of a payment request, delivered to the account\'s endpoints', 'test/webhooks.test.ts'),
     sandbox('contract.webhooks.standard-signed', 'MUST', 'Deliveries are signed per Standard Webhooks, so any Standard Webhooks library verifies them', 'test/webhooks.test.ts'),
     sandbox('contract.webhooks.own-account', 'MUST', "Endpoints, events and deliveries belong to the key's account", 'test/webhooks.test.ts'),
-    sandbox('contract.webhooks.endpoint-create', 'MUST', '`POST /sandbox/v1/webhook-endpoints {"url", "events"?, "faults"?}` (http or https) answers 201 `{"id": "we_…", "url", "events", "faults", "secret": "whsec_…", "createdAt"}`', 'test/webhooks.test.ts'),
+    control('contract.webhooks.endpoint-create', 'MUST', '`POST /sandbox/v1/webhook-endpoints {"url", "events"?, "faults"?}` (http or https) answers 201 `{"id": "we_…", "url", "events", "faults", "secret": "whsec_…", "createdAt"}`'),
     sandbox('contract.webhooks.events-filter', 'MUST', '`events` filters by type (default: all)', 'test/webhooks.test.ts'),
-    sandbox('contract.webhooks.endpoint-list', 'MUST', "`GET /sandbox/v1/webhook-endpoints` answers 200 `{\"data\": [endpoint, …]}`", 'test/webhooks.test.ts'),
-    sandbox('contract.webhooks.endpoint-delete', 'MUST', '`DELETE /sandbox/v1/webhook-endpoints/{id}` answers 204; its pending deliveries stop', 'test/webhooks.test.ts'),
-    sandbox('contract.webhooks.events-list', 'MUST', "`GET /sandbox/v1/events`: the account's events, newest first", 'test/webhooks.test.ts'),
+    control('contract.webhooks.endpoint-list', 'MUST', "`GET /sandbox/v1/webhook-endpoints` answers 200 `{\"data\": [endpoint, …]}`"),
+    control('contract.webhooks.endpoint-delete', 'MUST', '`DELETE /sandbox/v1/webhook-endpoints/{id}` answers 204; its pending deliveries stop'),
+    control('contract.webhooks.events-every-change', 'MUST', "`GET /sandbox/v1/events` shows an event for every change of a payment request: `payment_request.created` for every create, `payment_request.completed` for a completion"),
+    control('contract.webhooks.events-list', 'MUST', "`GET /sandbox/v1/events`: the account's events, newest first"),
     sandbox('contract.webhooks.deliveries-list', 'MUST', '`GET /sandbox/v1/webhook-deliveries` (`?event=`): every attempt, newest first, with the fields listed; status `pending`, `succeeded`, `failed`', 'test/webhooks.test.ts'),
     sandbox('contract.webhooks.redeliver', 'MUST', "`POST /sandbox/v1/events/{id}/redeliver` sends it again to the account's matching endpoints: 202", 'test/webhooks.test.ts'),
     sandbox('contract.webhooks.url-policy', 'MUST', 'On loopback any http(s) URL; beyond loopback no loopback, private, link-local or metadata address (by IP or resolution, checked at each attempt) except `--webhook` origins and `--webhook-allow-host` hosts', 'test/webhooks-address-policy.test.ts'),
@@ -265,7 +268,7 @@ const CONTRACT_STATEMENTS: Statement[] = [
     offHttp('contract.webhooks.serve-flags', 'MUST', '`--webhook URL` registers URL for every account at start; `--webhook-secret` fixes its secret (else one is generated and printed)', 'test/webhooks-serve.test.ts'),
     offHttp('contract.webhooks.config', 'MUST', 'An accounts file may list `webhooks: [{"url", "secret"?, "events"?}]` per account', 'test/webhooks.test.ts'),
     sandbox('contract.webhooks.types', 'MUST', 'Event types: `payment_request.created`, `.completed`, `.failed`, `.expired`', 'test/webhooks.test.ts'),
-    sandbox('contract.webhooks.body', 'MUST', 'Body `{"id": "evt_…", "type", "timestamp", "data"}`; `data` is the payment request exactly as GET answered then; `timestamp` the account\'s clock then', 'test/webhooks.test.ts'),
+    control('contract.webhooks.body', 'MUST', 'Body `{"id": "evt_…", "type", "timestamp", "data"}`; `data` is the payment request exactly as GET answered then; `timestamp` the account\'s clock then'),
     sandbox('contract.webhooks.headers', 'MUST', 'Each attempt: POST, `content-type: application/json`, `webhook-id` (the event id, the same on retries and duplicates), `webhook-timestamp` (real Unix seconds), `webhook-signature` (`v1,<base64 HMAC-SHA256>` over `id.timestamp.body`)', 'src/core/webhooks/signed-delivery.test.ts'),
     sandbox('contract.webhooks.retries', 'MUST', "A 2xx within 10 s delivers; else retries after 5 s, 30 s, 2 min, 10 min, 1 h, 6 h, 24 h on the account's clock (advancing runs those due), then `failed`", 'src/core/due/retry-schedule.test.ts'),
     sandbox('contract.webhooks.expiry-event', 'MUST', '`payment_request.expired` when the clock passes `expiresAt`: within a second on a running clock, at once when advanced past it', 'test/webhooks-frozen-clock.test.ts'),
@@ -300,7 +303,9 @@ const CONTRACT_STATEMENTS: Statement[] = [
     offHttp('contract.nwc.external-invoice', 'MUST', "An external wallet's invoice is passed on as that wallet made it", 'test/nwc-external-wallet.test.ts'),
     sandbox('contract.nwc.wallet-errors', 'MUST', 'No wallet answer within 10 s (`--nwc-timeout`): 502 `wallet_unavailable`; a wallet error: 502 `wallet_error` with the NIP-47 code; nothing stored then', 'test/nwc-wallet-faults.test.ts'),
     offHttp('contract.nwc.completion', 'MUST', 'The request completes with the wallet\'s preimage on `payment_received` or a `lookup_invoice` answer; a missing notification is made up within 5 s', 'test/nwc-wallet-faults.test.ts'),
-    sandbox('contract.wallets.api', 'MUST', 'Test wallets: `POST`/`GET /sandbox/v1/wallets`, `GET …/{id}`, `…/topup`, `…/transactions` (newest first), `DELETE` with the answers listed (balances in sats over HTTP)', 'test/nwc-test-wallets.test.ts'),
+    control('contract.wallets.api', 'MUST', 'Test wallets: `POST`/`GET /sandbox/v1/wallets`, `GET …/{id}`, `…/topup`, `…/transactions` (newest first), `DELETE` with the answers listed (balances in sats over HTTP)'),
+    control('contract.wallets.balance-sats', 'MUST', 'Test wallet balances are sats over HTTP: a wallet made with `balance` N shows N (not N × 1,000)'),
+    control('contract.wallets.topup-adds', 'MUST', '`POST /sandbox/v1/wallets/{id}/topup {"amount": sats}` adds exactly that many sats to the balance, and answers 200 with the wallet'),
     sandbox('contract.wallets.keys', 'MUST', 'Keys of any account may call the wallets API; `create` keys to change', 'test/read-only-secrets.test.ts'),
     offHttp('contract.wallets.nip47', 'MUST', "A test wallet's `nwcUrl` answers get_info, get_balance, pay_invoice, make_invoice, lookup_invoice, list_transactions and notifies, over NIP-44 and NIP-04", 'test/nwc-test-wallets.test.ts'),
     offHttp('contract.wallets.pay-settles', 'MUST', '`pay_invoice` of any pending request\'s invoice settles it at once (completed with its preimage), balance drops by the amount, `fees_paid` 0; `make_invoice` invoices settle the same way', 'test/nwc-test-wallets.test.ts'),

@@ -12,6 +12,7 @@ import { invoiceChecks } from './invoice.js';
 import { lifecycleChecks } from './lifecycle.js';
 import { nwcChecks } from './nwc.js';
 import { readChecks } from './read.js';
+import { sandboxSurfaceChecks } from './sandbox-surfaces.js';
 import { validationChecks } from './validation.js';
 
 /** All checks; profiles select from them. */
@@ -29,4 +30,5 @@ export const ALL_CHECKS: readonly Check[] = [
   ...controlChecks,
   ...accountsChecks,
   ...credentialChecks,
+  ...sandboxSurfaceChecks,
 ];

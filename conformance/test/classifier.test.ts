@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { startServer } from '../../test/support/sandbox-server.js';
 import type { NodeSandboxOptions } from '../../src/sandbox.node.js';
 import { ALL_CHECKS } from '../checks/index.js';
+import { sandboxSurfaceChecks } from '../checks/sandbox-surfaces.js';
 import { runConformance } from '../run-conformance.js';
 import type { ConformanceResult } from '../result.js';
 import { buildVariants, type VariantCase } from './conforming-variants.js';
@@ -224,9 +225,12 @@ describe('the conformance suite as a classifier', () => {
 
     // Each check should be the only one to catch some fault: that fault is why the check exists.
     // Counted within each surface: a check of the control surface (profile full: the control and
-    // accounts APIs' own promises) reads through another door what a v1 check may read too.
+    // accounts APIs' own promises) reads through another door what a v1 check may read too, and a
+    // check of the sandbox surfaces (the events list, whose data is every request as GET answered it)
+    // through a third door what both read.
     const sets = runs.map(({ fault, outcome }) => ({ name: fault.fault.name, seen: outcome.result ? caughtBy(outcome.result) : [] }));
-    const surfaceOf = (id: string) => (ALL_CHECKS.find((check) => check.id === id)?.profile === 'full' ? 'control' : 'api');
+    const sandboxSurface = new Set(sandboxSurfaceChecks.map((check) => check.id));
+    const surfaceOf = (id: string) => (sandboxSurface.has(id) ? 'sandbox' : ALL_CHECKS.find((check) => check.id === id)?.profile === 'full' ? 'control' : 'api');
     const uniqueRows = knownIds.map((id) => {
       const only = sets
         .filter((entry) => {

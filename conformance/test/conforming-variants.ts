@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { NodeSandboxOptions } from '../../src/sandbox.node.js';
 import { isPaymentRequest, type Fault } from './faulty-proxy.js';
-import { chain, eachPaymentRequest, idRemap, seededRandom, shuffleKeys } from './rewrites.js';
+import { chain, eachPaymentRequest, eachPaymentRequestAndEvent, idRemap, seededRandom, shuffleKeys } from './rewrites.js';
 
 /** A conforming variant: upstream options, an optional proxy, and the observations it must show. */
 export interface VariantCase {
@@ -113,14 +113,16 @@ export function buildVariants(): VariantCase[] {
       description: 'every payment request carries currency, object, livemode and links; errors carry a request id',
       proxy: {
         response(req, res) {
-          if (isPaymentRequest(res.body)) {
-            Object.assign(res.body, {
+          // The payment requests and the events' data (the request as GET answered it then) alike.
+          eachPaymentRequestAndEvent((pr) => {
+            Object.assign(pr, {
               object: 'payment_request',
               currency: 'BTC',
               livemode: false,
-              links: { self: `/api/v1/payment-requests/${res.body.id}`, status: `/api/v1/payment-requests/${res.body.id}/status` },
+              links: { self: `/api/v1/payment-requests/${pr.id}`, status: `/api/v1/payment-requests/${pr.id}/status` },
             });
-          } else if (res.status >= 400 && res.body && typeof res.body === 'object') {
+          })(req, res);
+          if (!isPaymentRequest(res.body) && res.status >= 400 && res.body && typeof res.body === 'object') {
             res.body.requestId = `req_${req.method}_${res.status}`;
           }
           res.headers['x-request-id'] = 'req_variant';
@@ -152,7 +154,7 @@ export function buildVariants(): VariantCase[] {
       name: 'metadata {} when absent',
       description: 'requests created without metadata show metadata: {} instead of omitting it',
       proxy: {
-        response: eachPaymentRequest((pr) => {
+        response: eachPaymentRequestAndEvent((pr) => {
           if (pr.metadata === undefined) pr.metadata = {};
         }),
       },
@@ -181,7 +183,7 @@ export function buildVariants(): VariantCase[] {
       name: 'createdAt and updatedAt in whole seconds',
       description: 'createdAt and updatedAt without milliseconds (2026-11-23T10:00:00Z); only expiresAt must carry them',
       proxy: {
-        response: eachPaymentRequest((pr) => {
+        response: eachPaymentRequestAndEvent((pr) => {
           for (const field of ['createdAt', 'updatedAt']) {
             if (typeof pr[field] === 'string') pr[field] = pr[field].replace(/\.\d+Z$/, 'Z');
           }
@@ -192,7 +194,7 @@ export function buildVariants(): VariantCase[] {
       name: 'upper-case hex',
       description: 'paymentHash and preimage in upper-case hex (the spec fixes no case)',
       proxy: {
-        response: eachPaymentRequest((pr) => {
+        response: eachPaymentRequestAndEvent((pr) => {
           for (const field of ['paymentHash', 'preimage']) {
             if (typeof pr[field] === 'string') pr[field] = pr[field].toUpperCase();
           }
@@ -231,7 +233,7 @@ export function buildVariants(): VariantCase[] {
           },
         },
         {
-          response: eachPaymentRequest((pr) => {
+          response: eachPaymentRequestAndEvent((pr) => {
             if (pr.metadata === undefined) pr.metadata = {};
             pr.currency = 'BTC';
           }),

@@ -25,7 +25,8 @@ import {
 } from './proxy-hooks.js';
 import { chain, sha256Hex } from './rewrites.js';
 import type { RunKeys } from './run-keys.js';
-import type { Target, ValueType } from './statement-targets.js';
+import type { ProxyContext, ProxyRequest, ProxyResponse } from './faulty-proxy.js';
+import type { ControlCall, Target, ValueType } from './statement-targets.js';
 
 export const OPERATOR_NAMES = ['drop', 'duplicate', 'retype', 'boundary', 're-encode', 'stale', 'leak', 'side-effect', 'loosen', 'break'] as const;
 export type OperatorName = (typeof OPERATOR_NAMES)[number];
@@ -213,9 +214,11 @@ const drop: Operator = (t) => {
       return [];
     }
     case 'control-answer':
+      if (t.call === 'healthz')
+        return [mutant(t, 'drop', 'key', '`GET /healthz` needs a key: 401 without one', () => onRequest((req) => (isCall(req, t) && req.key === undefined ? jsonResponse(401, { error: { code: 'unauthorized', message: 'missing API key' } }) : undefined)))];
       if (Object.keys(t.fields).length === 0)
-        return [mutant(t, 'drop', 'call', `\`${t.call}\` answers ${t.status === 404 ? '200 {}' : t.status} and does nothing`, () => onRequest((req) => (controlCall(req)?.startsWith(t.call) && req.method !== 'GET' ? jsonResponse(t.status === 404 ? 200 : t.status, {}) : undefined)))];
-      return Object.keys(t.fields).map((name) => mutant(t, 'drop', name, `\`${t.call}\` answers without \`${name}\``, () => onResponse((req, res) => void (controlCall(req)?.startsWith(callPath(t.call)) && res.body && typeof res.body === 'object' && delete res.body[name]))));
+        return [mutant(t, 'drop', 'call', `\`${callName(t)}\` answers ${t.status === 404 ? '200 {}' : t.status} and does nothing`, () => onRequest((req) => (isCall(req, t) && (t.method !== undefined || req.method !== 'GET') ? jsonResponse(t.status === 404 ? 200 : t.status, {}) : undefined)))];
+      return Object.keys(t.fields).map((name) => mutant(t, 'drop', name, `\`${callName(t)}\` answers without \`${name}\``, () => onResponse((req, res) => void (isCall(req, t) && res.body && typeof res.body === 'object' && delete res.body[name]))));
     case 'terminal':
       return [mutant(t, 'drop', '409', 'a transition out of a terminal state answers 200 (with the request unchanged)', () => onResponse(async (req, res, ctx) => {
         if (res.status !== 409 || req.id === undefined) return;
@@ -235,6 +238,31 @@ const drop: Operator = (t) => {
 
 function callPath(call: string): string {
   return call === 'clock-advance' ? 'clock/advance' : call;
+}
+
+type ControlAnswer = Extract<Target, { kind: 'control-answer' }>;
+
+/** The sandbox surfaces' calls, by the path under /sandbox/v1 (the others: the paths that start with the call's own). */
+const SURFACE_CALLS: Partial<Record<ControlCall, RegExp>> = {
+  events: /^events$/,
+  'webhook-endpoints': /^webhook-endpoints(\/[^/]+)?$/,
+  wallets: /^wallets(\/[^/]+)?$/,
+  'wallet-topup': /^wallets\/[^/]+\/topup$/,
+};
+
+/** Whether a request is the call a control-answer target names (its method too, when the target names one). */
+function isCall(req: ProxyRequest, t: ControlAnswer): boolean {
+  if (t.method !== undefined && req.method !== t.method) return false;
+  if (t.call === 'healthz') return req.path.split('?')[0] === '/healthz';
+  const call = controlCall(req);
+  if (call === undefined) return false;
+  const pattern = SURFACE_CALLS[t.call];
+  return pattern ? pattern.test(call) : call.startsWith(callPath(t.call));
+}
+
+/** How descriptions name a target's call. */
+function callName(t: ControlAnswer): string {
+  return t.method ? `${t.method} ${t.call}` : t.call;
 }
 
 const duplicate: Operator = (t) => {
@@ -318,7 +346,7 @@ const retype: Operator = (t) => {
         mutant(t, 'retype', 'null', `\`${t.field}\` is null`, fieldEdit(t, (pr) => (pr[t.field] = null))),
       ];
     case 'control-answer':
-      return Object.entries(t.fields).map(([name, type]) => mutant(t, 'retype', name, `\`${t.call}\` answers \`${name}\` in another JSON type`, () => onResponse((req, res) => void (controlCall(req)?.startsWith(callPath(t.call)) && res.body && typeof res.body === 'object' && name in res.body && (res.body[name] = retyped(type, res.body[name]))))));
+      return Object.entries(t.fields).map(([name, type]) => mutant(t, 'retype', name, `\`${callName(t)}\` answers \`${name}\` in another JSON type`, () => onResponse((req, res) => void (isCall(req, t) && res.body && typeof res.body === 'object' && name in res.body && (res.body[name] = retyped(type, res.body[name]))))));
     case 'input':
       if (t.rule !== 'type' && t.rule !== 'object') return [];
       return [
@@ -378,7 +406,7 @@ const boundary: Operator = (t) => {
     case 'terminal':
       return [mutant(t, 'boundary', '410', 'a transition out of a terminal state answers 410 instead of 409', () => onResponse((_req, res) => void (res.status === 409 && (res.status = 410))))];
     case 'control-answer':
-      return [mutant(t, 'boundary', 'status', `\`${t.call}\` answers ${t.status + 1} instead of ${t.status}`, () => onResponse((req, res) => void (controlCall(req)?.startsWith(callPath(t.call)) && res.status === t.status && (res.status = t.status + 1))))];
+      return [mutant(t, 'boundary', 'status', `\`${callName(t)}\` answers ${t.status + 1} instead of ${t.status}`, () => onResponse((req, res) => void (isCall(req, t) && res.status === t.status && (res.status = t.status + 1))))];
     default:
       return [];
   }
@@ -481,13 +509,15 @@ const reEncode: Operator = (t) => {
             t,
             're-encode',
             name,
-            `\`${t.call}\` answers \`${name}\` with a +01:00 offset`,
-            () => onResponse((req, res) => void (controlCall(req)?.startsWith(callPath(t.call)) && typeof res.body?.[name] === 'string' && (res.body[name] = plusOneHour(res.body[name])))),
+            `\`${callName(t)}\` answers \`${name}\` with a +01:00 offset`,
+            () => onResponse((req, res) => void (isCall(req, t) && typeof res.body?.[name] === 'string' && (res.body[name] = plusOneHour(res.body[name])))),
             t.call === 'clock' || t.call === 'clock-advance'
               ? 'CONTRACT.md asks the clock\'s `now` in ISO 8601, not in UTC: an offset form is ISO 8601 and names the same instant'
               : t.call === 'accounts'
                 ? 'CONTRACT.md gives an account\'s `createdAt` no format (the spec\'s "ISO 8601 UTC" is of the payment request\'s): an offset form names the same instant'
-                : undefined,
+                : t.call === 'webhook-endpoints' || t.call === 'wallets'
+                  ? `CONTRACT.md gives ${t.call === 'wallets' ? 'a test wallet\'s' : 'a webhook endpoint\'s'} \`createdAt\` no format (the spec's "ISO 8601 UTC" is of the payment request's): an offset form names the same instant`
+                  : undefined,
           ),
         );
     case 'fee':
@@ -885,8 +915,8 @@ const breakStructure: Operator = (t) => {
       return [];
     case 'control-answer':
       if (Object.keys(t.fields).length === 0) return [];
-      return [mutant(t, 'break', 'not-json', `\`${t.call}\` answers a text body, not JSON`, () => onResponse((req, res) => {
-        if (!controlCall(req)?.startsWith(callPath(t.call)) || res.status >= 300) return;
+      return [mutant(t, 'break', 'not-json', `\`${callName(t)}\` answers a text body, not JSON`, () => onResponse((req, res) => {
+        if (!isCall(req, t) || res.status >= 300) return;
         res.body = undefined;
         res.text = 'ok';
         res.headers['content-type'] = 'text/plain';
@@ -896,16 +926,258 @@ const breakStructure: Operator = (t) => {
   }
 };
 
+// ---- the sandbox surfaces: the events list, webhook endpoints, test wallets ----
+
+type SurfaceTarget = Extract<Target, { kind: 'events' } | { kind: 'surface' }>;
+/** One mutant of a surface rule: its variant, what it does, its hooks, and why it is equivalent (if it is). */
+type Recipe = [variant: string, describe: string, hooks: () => Hooks, equivalent?: string];
+
+/** Edits the list of each 200 answer to `GET /sandbox/v1/events`; a list returned replaces it. */
+function onEvents(edit: (events: any[], req: ProxyRequest, ctx: ProxyContext) => void | unknown[] | Promise<void | unknown[]>): Hooks {
+  return onResponse(async (req, res, ctx) => {
+    if (req.method !== 'GET' || controlCall(req) !== 'events' || res.status !== 200 || !Array.isArray(res.body?.data)) return;
+    const replaced = await edit(res.body.data, req, ctx);
+    if (replaced) res.body.data = replaced;
+  });
+}
+
+/** Edits each event of the events list. */
+function eachEvent(edit: (event: Record<string, any>, req: ProxyRequest, ctx: ProxyContext) => void | Promise<void>): Hooks {
+  return onEvents(async (events, req, ctx) => {
+    for (const event of events) if (event && typeof event === 'object') await edit(event, req, ctx);
+  });
+}
+
+/** Edits each wallet object the wallets calls answer (made, read, topped up, listed). */
+function onWallets(edit: (wallet: Record<string, any>) => void): Hooks {
+  return onResponse((req, res) => {
+    const call = controlCall(req);
+    if (call === undefined || !/^wallets(\/[^/]+(\/topup)?)?$/.test(call) || res.status >= 300 || !res.body || typeof res.body !== 'object') return;
+    for (const wallet of Array.isArray(res.body.data) ? res.body.data : [res.body]) {
+      if (wallet && typeof wallet === 'object' && typeof wallet.id === 'string' && wallet.id.startsWith('wal_') && typeof wallet.balance === 'number') edit(wallet);
+    }
+  });
+}
+
+/** Whether a request is `method` of the path under /sandbox/v1 that `pattern` matches. */
+function isSurface(req: ProxyRequest, method: string, pattern: RegExp): boolean {
+  const call = controlCall(req);
+  return req.method === method && call !== undefined && pattern.test(call);
+}
+
+const ENDPOINTS = /^webhook-endpoints$/;
+const ENDPOINT = /^webhook-endpoints\/[^/]+$/;
+const WALLET = /^wallets\/[^/]+$/;
+const TOPUP = /^wallets\/[^/]+\/topup$/;
+
+/** A list (of `method` on the path `pattern` matches) answered, per key, as the first one was. */
+function firstListKept(matches: (req: ProxyRequest) => boolean): Hooks {
+  const first = new Map<string, unknown>();
+  return onResponse((req, res) => {
+    if (!matches(req) || res.status !== 200 || !Array.isArray(res.body?.data)) return;
+    const key = req.key ?? '';
+    if (!first.has(key)) first.set(key, structuredClone(res.body.data));
+    else res.body.data = structuredClone(first.get(key));
+  });
+}
+
+/** A top-up's answer edited, or the top-up answered without the upstream. */
+function onTopup(request: (req: ProxyRequest, ctx: ProxyContext) => void | ProxyResponse | Promise<void | ProxyResponse>): Hooks {
+  return onRequest((req, ctx) => (isSurface(req, 'POST', TOPUP) ? request(req, ctx) : undefined));
+}
+
+/** The wallet a top-up is for, as the upstream shows it now. */
+async function walletBefore(req: ProxyRequest, ctx: ProxyContext): Promise<ProxyResponse> {
+  return ctx.upstream('GET', req.path.split('?')[0]!.replace(/\/topup$/, ''), { key: req.key ?? '' });
+}
+
+const EVENT_TIMESTAMP_EQUIVALENT = "CONTRACT.md gives an event's timestamp as the account's clock then, and the clock's `now` is ISO 8601 with any offset: an offset form names the same instant";
+
+/** The mutants of each surface rule, by operator. */
+const SURFACE_RECIPES: Record<SurfaceTarget['rule'], Partial<Record<OperatorName, Recipe[]>>> = {
+  'newest-first': {
+    break: [['oldest-first', 'the events list oldest first', () => onEvents((events) => [...events].reverse())]],
+    boundary: [['swap', 'the events list newest first but for its two newest, swapped', () => onEvents((events) => (events.length < 2 ? undefined : [events[1], events[0], ...events.slice(2)]))]],
+    drop: [['newest', 'the events list leaves out its newest event', () => onEvents((events) => events.slice(1))]],
+    duplicate: [['twice', 'the events list shows every event twice', () => onEvents((events) => events.flatMap((event) => [event, event]))]],
+    stale: [['first-list', 'the events list answers, per key, the list it answered first', () => firstListKept((req) => req.method === 'GET' && controlCall(req) === 'events')]],
+    leak: [
+      [
+        'accounts',
+        "the events list shows the other accounts' events too",
+        () =>
+          onEvents(async (events, req, ctx) => {
+            const own = ctx.keys.secretOf(req.key);
+            const others = await Promise.all(ctx.keys.accountSecrets().filter((key) => key !== own).map((key) => ctx.upstream('GET', '/sandbox/v1/events?limit=100', { key })));
+            return [...events, ...others.flatMap((answer) => (answer.status === 200 && Array.isArray(answer.body?.data) ? answer.body.data : []))];
+          }),
+      ],
+    ],
+  },
+  'every-change': {
+    drop: [
+      ['created', 'no `payment_request.created` events', () => onEvents((events) => events.filter((event) => event?.type !== 'payment_request.created'))],
+      ['completed', 'no `payment_request.completed` events', () => onEvents((events) => events.filter((event) => event?.type !== 'payment_request.completed'))],
+    ],
+    duplicate: [['created-twice', 'a second `payment_request.created` event (another id) for every create', () => onEvents((events) => events.flatMap((event) => (event?.type === 'payment_request.created' ? [event, { ...event, id: `${event.id}2` }] : [event])))]],
+    stale: [['completed-as-created', 'a completion listed as `payment_request.created`', () => eachEvent((event) => void (event.type === 'payment_request.completed' && (event.type = 'payment_request.created')))]],
+    're-encode': [['type-case', 'event types in upper case (PAYMENT_REQUEST.CREATED)', () => eachEvent((event) => void (typeof event.type === 'string' && (event.type = event.type.toUpperCase())))]],
+    break: [['type-prefix', 'event types without `payment_request.` (created, completed)', () => eachEvent((event) => void (typeof event.type === 'string' && (event.type = event.type.replace(/^payment_request\./, ''))))]],
+  },
+  body: {
+    drop: [
+      ...['id', 'type', 'timestamp', 'data'].map((name): Recipe => [name, `events without \`${name}\``, () => eachEvent((event) => void delete event[name])]),
+      ['preimage', 'the data of a completion event without its preimage', () => eachEvent((event) => void (event.type === 'payment_request.completed' && event.data && delete event.data.preimage))],
+    ],
+    retype: [
+      ['timestamp', 'event timestamps as epoch milliseconds', () => eachEvent((event) => void (typeof event.timestamp === 'string' && (event.timestamp = Date.parse(event.timestamp))))],
+      ['data', 'event data as a JSON string', () => eachEvent((event) => void (event.data && (event.data = JSON.stringify(event.data))))],
+      ['id', 'event ids as arrays', () => eachEvent((event) => void (typeof event.id === 'string' && (event.id = [event.id])))],
+    ],
+    're-encode': [
+      ['offset', 'event timestamps with a +01:00 offset (the same instant)', () => eachEvent((event) => void (typeof event.timestamp === 'string' && (event.timestamp = plusOneHour(event.timestamp)))), EVENT_TIMESTAMP_EQUIVALENT],
+      ['msat', "the data's amount in millisatoshis", () => eachEvent((event) => void (typeof event.data?.amount === 'number' && (event.data.amount *= 1000)))],
+    ],
+    boundary: [['late', 'completion events stamped a second late', () => eachEvent((event) => void (event.type === 'payment_request.completed' && typeof event.timestamp === 'string' && (event.timestamp = new Date(Date.parse(event.timestamp) + SECOND).toISOString())))]],
+    stale: [
+      [
+        'data-before',
+        "a completion event's data is the request as it was created (pending, no preimage)",
+        () =>
+          onEvents((events) => {
+            for (const event of events) {
+              const created = events.find((other) => other?.type === 'payment_request.created' && other.data?.id === event?.data?.id);
+              if (event?.type === 'payment_request.completed' && created) event.data = structuredClone(created.data);
+            }
+          }),
+      ],
+      [
+        'real-clock',
+        "event timestamps on real time, not the account's clock",
+        () =>
+          onEvents(async (events, req, ctx) => {
+            const offset = (await clockNow(ctx, req.key ?? '')) - Date.now();
+            for (const event of events) if (typeof event?.timestamp === 'string') event.timestamp = new Date(Date.parse(event.timestamp) - offset).toISOString();
+          }),
+      ],
+    ],
+    break: [['dash', 'event ids with `evt-` instead of `evt_`', () => eachEvent((event) => void (typeof event.id === 'string' && (event.id = event.id.replace(/^evt_/, 'evt-'))))]],
+  },
+  'endpoint-filter': {
+    loosen: [['widened', 'an endpoint is registered for every event type, whatever `events` asks', () => onRequest((req) => void (isSurface(req, 'POST', ENDPOINTS) && req.body && typeof req.body === 'object' && delete req.body.events))]],
+    break: [
+      ['id-dash', 'endpoint ids with `we-` instead of `we_`', () => onResponse((req, res) => void (isSurface(req, 'POST', ENDPOINTS) && typeof res.body?.id === 'string' && (res.body.id = res.body.id.replace(/^we_/, 'we-'))))],
+      ['secret-prefix', 'endpoint secrets without the `whsec_` prefix', () => onResponse((req, res) => void (isSurface(req, 'POST', ENDPOINTS) && typeof res.body?.secret === 'string' && (res.body.secret = res.body.secret.replace(/^whsec_/, ''))))],
+    ],
+  },
+  'endpoint-list': {
+    drop: [['newest', 'the endpoints list leaves out the endpoint registered last', () => onResponse((req, res) => void (isSurface(req, 'GET', ENDPOINTS) && Array.isArray(res.body?.data) && res.body.data.pop()))]],
+    stale: [['first-list', 'the endpoints list answers, per key, the list it answered first', () => firstListKept((req) => isSurface(req, 'GET', ENDPOINTS))]],
+  },
+  'endpoint-delete': {
+    stale: [
+      [
+        'still-listed',
+        'a deleted endpoint is still listed',
+        () => {
+          const deleted = new Map<string, unknown[]>();
+          return {
+            async request(req, ctx) {
+              if (!isSurface(req, 'DELETE', ENDPOINT)) return;
+              const list = await ctx.upstream('GET', '/sandbox/v1/webhook-endpoints', { key: req.key ?? '' });
+              const id = decodeURIComponent(req.path.split('?')[0]!.split('/').pop()!);
+              const endpoint = Array.isArray(list.body?.data) ? list.body.data.find((entry: any) => entry?.id === id) : undefined;
+              if (endpoint) deleted.set(req.key ?? '', [...(deleted.get(req.key ?? '') ?? []), endpoint]);
+            },
+            response(req, res) {
+              if (isSurface(req, 'GET', ENDPOINTS) && Array.isArray(res.body?.data)) res.body.data.push(...(deleted.get(req.key ?? '') ?? []));
+            },
+          };
+        },
+      ],
+    ],
+  },
+  'wallet-sats': {
+    're-encode': [['msat', 'wallet balances in millisatoshis', () => onWallets((wallet) => (wallet.balance *= 1000))]],
+    boundary: [['plus-one', 'wallet balances one sat more than they hold', () => onWallets((wallet) => (wallet.balance += 1))]],
+  },
+  'wallet-topup': {
+    drop: [
+      [
+        'nothing',
+        'a top-up answers 200 with the wallet as it was and adds nothing',
+        () =>
+          onTopup(async (req, ctx) => {
+            const wallet = await walletBefore(req, ctx);
+            return wallet.status === 200 ? jsonResponse(200, wallet.body) : undefined;
+          }),
+      ],
+    ],
+    boundary: [['plus-one', 'a top-up adds one sat more than asked', () => onTopup((req) => void (typeof req.body?.amount === 'number' && (req.body.amount += 1)))]],
+    duplicate: [['twice', 'a top-up is applied twice (the client gets the second answer)', () => onTopup(async (req, ctx) => void (await ctx.upstream('POST', req.path, { key: req.key ?? '', body: req.body })))]],
+    're-encode': [['msat', 'a top-up adds the amount × 1,000 (sats taken for millisatoshis the other way round)', () => onTopup((req) => void (typeof req.body?.amount === 'number' && (req.body.amount *= 1000)))]],
+    stale: [
+      [
+        'answer-before',
+        'a top-up adds, but answers the wallet as it was before',
+        () => {
+          const before = new Map<string, unknown>();
+          return {
+            async request(req, ctx) {
+              if (!isSurface(req, 'POST', TOPUP)) return;
+              const wallet = await walletBefore(req, ctx);
+              if (wallet.status === 200) before.set(req.path, wallet.body?.balance);
+            },
+            response(req, res) {
+              if (isSurface(req, 'POST', TOPUP) && res.status === 200 && before.has(req.path) && res.body && typeof res.body === 'object') res.body.balance = before.get(req.path);
+            },
+          };
+        },
+      ],
+    ],
+  },
+  'wallet-delete': {
+    stale: [
+      [
+        'still-readable',
+        'a deleted wallet is still answered by `GET /sandbox/v1/wallets/{id}`',
+        () => {
+          const deleted = new Map<string, unknown>();
+          return {
+            async request(req, ctx) {
+              if (!isSurface(req, 'DELETE', WALLET)) return;
+              const wallet = await ctx.upstream('GET', req.path, { key: req.key ?? '' });
+              if (wallet.status === 200) deleted.set(req.path, wallet.body);
+            },
+            response(req, res) {
+              if (isSurface(req, 'GET', WALLET) && res.status === 404 && deleted.has(req.path)) Object.assign(res, { status: 200, body: deleted.get(req.path) });
+            },
+          };
+        },
+      ],
+    ],
+  },
+};
+
+function surfaceMutants(t: SurfaceTarget, operator: OperatorName): Mutant[] {
+  return (SURFACE_RECIPES[t.rule][operator] ?? []).map(([variant, describe, hooks, equivalent]) => mutant(t, operator, variant, describe, hooks, equivalent));
+}
+
+/** An operator, with the surface rules' own mutants for their targets. */
+function withSurfaces(name: OperatorName, operator: Operator): Operator {
+  return (t) => (t.kind === 'events' || t.kind === 'surface' ? surfaceMutants(t, name) : operator(t));
+}
+
 /** Every operator, by name. */
 export const OPERATORS: Readonly<Record<OperatorName, Operator>> = {
-  drop,
-  duplicate,
-  retype,
-  boundary,
-  're-encode': reEncode,
-  stale,
-  leak,
-  'side-effect': sideEffect,
-  loosen,
-  break: breakStructure,
+  drop: withSurfaces('drop', drop),
+  duplicate: withSurfaces('duplicate', duplicate),
+  retype: withSurfaces('retype', retype),
+  boundary: withSurfaces('boundary', boundary),
+  're-encode': withSurfaces('re-encode', reEncode),
+  stale: withSurfaces('stale', stale),
+  leak: withSurfaces('leak', leak),
+  'side-effect': withSurfaces('side-effect', sideEffect),
+  loosen: withSurfaces('loosen', loosen),
+  break: withSurfaces('break', breakStructure),
 };

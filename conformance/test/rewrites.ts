@@ -14,6 +14,25 @@ export function eachPaymentRequest(
   };
 }
 
+/**
+ * A response hook that edits every payment request object the server answers with, and the `data`
+ * of every event `GET /sandbox/v1/events` lists (the request as GET answered it then): what a
+ * conforming variant changes in its payment requests shows in its events as well.
+ */
+export function eachPaymentRequestAndEvent(
+  edit: (pr: Record<string, any>, req: ProxyRequest, res: ProxyResponse) => void,
+): (req: ProxyRequest, res: ProxyResponse) => void {
+  return (req, res) => {
+    if (isPaymentRequest(res.body)) edit(res.body, req, res);
+    else if (isEventsList(req, res)) for (const event of res.body.data) if (isPaymentRequest(event?.data)) edit(event.data, req, res);
+  };
+}
+
+/** Whether an answer is the events list (`GET /sandbox/v1/events`, `{"data": [event, …]}`). */
+export function isEventsList(req: ProxyRequest, res: ProxyResponse): boolean {
+  return req.method === 'GET' && /^\/sandbox\/v1\/events\/?(\?|$)/.test(req.path) && Array.isArray(res.body?.data);
+}
+
 /** SHA-256 hex of a string: consistent fake values per id. */
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');

@@ -3,7 +3,7 @@
  * mutation operators (mutation-operators.ts) to aim at it: a field of the payment request, an
  * answer's status, an input rule of create, the key parser, the id lookup, an account boundary, a
  * timestamp, a state, an invoice part, a URL, a control call's answer, what a refused request
- * leaves behind.
+ * leaves behind, the events list and what the sandbox surfaces (webhook endpoints, test wallets) do.
  *
  * A side table here rather than a field of `Statement`: the table in conformance/statements.ts is
  * exported with the package and read by the docs, and these targets only mean something to the
@@ -21,8 +21,21 @@ export type Where = 'create' | 'read' | 'control';
 /** A part of a BOLT 11 invoice a statement fixes. */
 export type InvoicePart = 'signature' | 'network' | 'amount' | 'payment-hash' | 'payment-secret' | 'expiry' | 'timestamp' | 'description' | 'signer' | 'multiplicity';
 
-/** A control call (a path under /sandbox/v1). */
-export type ControlCall = 'complete' | 'fail' | 'expire' | 'pay' | 'clock' | 'clock-advance' | 'reset' | 'accounts';
+/**
+ * A control call (a path under /sandbox/v1), or a sandbox surface a target may offer: the events
+ * list, webhook endpoints (the collection and one), test wallets (the collection and one), a
+ * wallet's top-up, and `GET /healthz`.
+ */
+export type ControlCall = 'complete' | 'fail' | 'expire' | 'pay' | 'clock' | 'clock-advance' | 'reset' | 'accounts' | 'events' | 'webhook-endpoints' | 'wallets' | 'wallet-topup' | 'healthz';
+
+/** A method of HTTP, where a target names one call of several on one path. */
+export type Method = 'GET' | 'POST' | 'DELETE';
+
+/** What the events list promises beyond its answer's fields: its order, an event per change, each event's body. */
+export type EventsRule = 'newest-first' | 'every-change' | 'body';
+
+/** What a sandbox surface's calls do beyond their answers' fields. */
+export type SurfaceRule = 'endpoint-filter' | 'endpoint-list' | 'endpoint-delete' | 'wallet-sats' | 'wallet-topup' | 'wallet-delete';
 
 export type Target =
   /** A field of every payment request object answered (`only`: custodial, nwc, completed requests). */
@@ -49,8 +62,12 @@ export type Target =
   | { kind: 'invoice'; part: InvoicePart }
   /** A URL field. */
   | { kind: 'url'; field: 'nwcRelay'; schemes: string[] }
-  /** A control call's answer: its status and the fields it promises. */
-  | { kind: 'control-answer'; call: ControlCall; status: number; fields: Record<string, ValueType> }
+  /** A control call's answer: its status and the fields it promises (`method`: of that method only). */
+  | { kind: 'control-answer'; call: ControlCall; status: number; fields: Record<string, ValueType>; method?: Method }
+  /** The events list (`GET /sandbox/v1/events`). */
+  | { kind: 'events'; rule: EventsRule }
+  /** A sandbox surface's behaviour (webhook endpoints, test wallets). */
+  | { kind: 'surface'; rule: SurfaceRule }
   /** A refused request (401, 400, 409) changes nothing and emits nothing. */
   | { kind: 'refusal'; of: 'create' | 'transition' }
   /** A terminal state refuses transitions. */
@@ -61,7 +78,7 @@ export type Target =
 const field = (name: string, type: ValueType, extra: Partial<Extract<Target, { kind: 'field' }>> = {}): Target => ({ kind: 'field', field: name, type, ...extra });
 const input = (name: string, rule: Extract<Target, { kind: 'input' }>['rule']): Target => ({ kind: 'input', field: name, rule });
 const invoice = (part: InvoicePart): Target => ({ kind: 'invoice', part });
-const answer = (call: ControlCall, status: number, fields: Record<string, ValueType> = {}): Target => ({ kind: 'control-answer', call, status, fields });
+const answer = (call: ControlCall, status: number, fields: Record<string, ValueType> = {}, method?: Method): Target => ({ kind: 'control-answer', call, status, fields, ...(method ? { method } : {}) });
 const PR_FIELDS: Record<string, ValueType> = { id: 'id', status: 'string', amount: 'number', invoice: 'invoice', updatedAt: 'timestamp' };
 
 /** Statement id → what it is about. Every statement observable over `v1` or `control` has an entry. */
@@ -170,6 +187,22 @@ export const TARGETS: Readonly<Record<string, readonly Target[]>> = {
   'contract.accounts.list': [answer('accounts', 200, { data: 'object' })],
   'contract.accounts.delete': [answer('accounts', 204)],
   'contract.accounts.keys-permission': [{ kind: 'auth', rule: 'accounts-key' }],
+  'contract.healthz': [answer('healthz', 200, {}, 'GET')],
+  'contract.webhooks.endpoint-create': [answer('webhook-endpoints', 201, { id: 'id', url: 'url', events: 'object', faults: 'object', secret: 'string', createdAt: 'timestamp' }, 'POST'), { kind: 'surface', rule: 'endpoint-filter' }],
+  'contract.webhooks.endpoint-list': [answer('webhook-endpoints', 200, { data: 'object' }, 'GET'), { kind: 'surface', rule: 'endpoint-list' }],
+  'contract.webhooks.endpoint-delete': [answer('webhook-endpoints', 204, {}, 'DELETE'), { kind: 'surface', rule: 'endpoint-delete' }],
+  'contract.webhooks.events-every-change': [{ kind: 'events', rule: 'every-change' }],
+  'contract.webhooks.events-list': [answer('events', 200, { data: 'object' }, 'GET'), { kind: 'events', rule: 'newest-first' }],
+  'contract.webhooks.body': [{ kind: 'events', rule: 'body' }],
+  'contract.wallets.api': [
+    answer('wallets', 201, { id: 'id', name: 'string', balance: 'number', nwcUrl: 'url', createdAt: 'timestamp' }, 'POST'),
+    answer('wallets', 200, { id: 'id', balance: 'number' }, 'GET'),
+    answer('wallet-topup', 200, { id: 'id', balance: 'number' }, 'POST'),
+    answer('wallets', 204, {}, 'DELETE'),
+    { kind: 'surface', rule: 'wallet-delete' },
+  ],
+  'contract.wallets.balance-sats': [{ kind: 'surface', rule: 'wallet-sats' }],
+  'contract.wallets.topup-adds': [{ kind: 'surface', rule: 'wallet-topup' }],
   'contract.nwc.relay-in-responses': [field('nwcRelay', 'url', { only: 'nwc' })],
   'contract.nwc.wallet-invoice': [invoice('signer')],
   'contract.invoice.valid': [invoice('signature')],
