@@ -1546,8 +1546,9 @@ export function buildFaults(): FaultCase[] {
       },
     },
     {
-      rule: 'CONTRACT: "nwcRelay in responses is the relay of that connection, on the 201 of a create as on every read" (the spec\'s 201 list does not name it; CONTRACT.md does, so a MUST)',
+      rule: 'Resources: nwcRelay for non-custodial payments (the 201 list does not name it: SHOULD)',
       expect: ['nwc.relay-on-create'],
+      deviation: 'SHOULD',
       fault: {
         name: 'nwcRelay not on the 201',
         description: 'the 201 of a non-custodial request has no nwcRelay; GET has it',
