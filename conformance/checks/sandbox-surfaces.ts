@@ -162,6 +162,12 @@ async function holdEvents(context: CheckContext, place: Place): Promise<void> {
   const times = considered.map((event: any) => timeOf(event.timestamp));
   const rising = times.findIndex((time, index) => index > 0 && time > times[index - 1]!);
   assert(rising < 0, `GET ${path}: expected the events newest first; ${nameOf(considered[rising])} (${show((considered[rising] as any)?.timestamp)}) is listed after ${nameOf(considered[rising - 1])} (${show((considered[rising - 1] as any)?.timestamp)})`);
+
+  // "Every /sandbox/v1 list answers at most `limit` items, newest first": two of at least three.
+  const limited = `${CONTROL}/events?limit=2`;
+  const two = listAnswer(await context.client.get(limited, place.call), `GET ${limited}`);
+  assert(two.length <= 2, `GET ${limited}: expected at most 2 events, got ${two.length}`);
+  if (place.scratch) assert(two.length === 2 && two.every((event: any, index) => event?.id === events[index]!.id), `GET ${limited} in the check's account: expected its two newest events (${events.slice(0, 2).map(nameOf).join(', ')}), got ${describeList(two)}`);
 }
 
 /** A URL no event of the check will reach: the endpoint is filtered to failures, and nothing fails in a scratch account. */

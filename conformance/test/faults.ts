@@ -34,6 +34,11 @@ export interface FaultCase {
  * other checks too, so every fault that breaks it is genuinely caught by several.
  */
 export const SHARED_CATCH: Readonly<Record<string, string>> = {
+  'auth.unknown-key': 'auth.control-api-401 sends the same unknown key to the control API: a target that reads keys one way everywhere fails both; a fault on v1 alone is this check\'s',
+  'auth.control-api-401': 'the control API reads keys as v1 does, so a fault in reading keys everywhere (403, any key accepted) fails auth.unknown-key too; a control API that reads keys otherwise than v1 is a generated fault (contract.control.same-keys)',
+  'validation.expires-in-not-positive': 'create.expires-in-values probes 0 too (refused, or reflected in expiresAt): a target that ignores expiresIn or refuses with another status fails there as well',
+  'lifecycle.completed-fields': 'where the control API completes requests, control.complete-answer and nwc.complete-through-control hold a completed request to every field of GET\'s rules too; with a pay command or an NWC payer (no controls) it is this check\'s alone',
+  'control.complete-answer': 'the hand-written faults change the object in every answer, so the reads after a completion fail too; a fault in the answer of complete alone is generated (contract.control.complete-answer: drop, retype, re-encode), and this check kills it',
   'create.invoice-present': 'read.get-fields now holds every field of every GET answer by the same rule (support.ts FIELD_RULES), so a fault that breaks the field in both 201s and GETs fails both; a fault in 201s alone is this check\'s alone (the generated set has them)',
   'create.payment-hash-format': 'read.get-fields now holds every field of every GET answer by the same rule (support.ts FIELD_RULES), so a fault that breaks the field in both 201s and GETs fails both; a fault in 201s alone is this check\'s alone (the generated set has them)',
   'create.expires-at-format': 'read.get-fields now holds every field of every GET answer by the same rule (support.ts FIELD_RULES), so a fault that breaks the field in both 201s and GETs fails both; a fault in 201s alone is this check\'s alone (the generated set has them)',
@@ -41,7 +46,6 @@ export const SHARED_CATCH: Readonly<Record<string, string>> = {
   'create.fee-fields': 'read.get-fields now holds every field of every GET answer by the same rule (support.ts FIELD_RULES), so a fault that breaks the field in both 201s and GETs fails both; a fault in 201s alone is this check\'s alone (the generated set has them)',
   'create.timestamps-format': 'read.get-fields now holds every field of every GET answer by the same rule (support.ts FIELD_RULES), so a fault that breaks the field in both 201s and GETs fails both; a fault in 201s alone is this check\'s alone (the generated set has them)',
   'read.unprefixed-id-404': 'read.id-exact tries the real id without `pr_` among its near misses, an instance of this rule on an id that was made',
-  'control.other-account-404': 'the hand-written faults it catches (an id missing or without `pr_` in answers) break the id every transition answer shows, which control.*-answer now holds by the field rules of GET; a control call that acts on another account\'s request is a generated fault (leak), which it kills',
   'create.amount-echo': 'the amount of the shared request; create.amount-values holds the same rule for other amounts, so a fault in echoing amounts shows there too',
   'create.description-echo': 'the description of the shared request; create.description-values holds the same rule for other descriptions',
   'create.metadata-echo': 'the metadata of the shared request; create.metadata-values holds the same rule for other objects',
