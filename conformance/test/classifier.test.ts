@@ -250,7 +250,9 @@ describe('the conformance suite as a classifier', () => {
         ),
     );
     const undocumented = uniqueRows.filter((row) => row.only.length === 0 && SHARED_CATCH[row.id] === undefined).map((row) => `${row.id} (catches ${row.among} faults, none alone)`);
-    const stale = Object.keys(SHARED_CATCH).filter((id) => !knownIds.includes(id) || unique.some((row) => row.id === id));
+    // An entry marked "(timing)" is a check whose fault another check catches in some runs only (a
+    // read that lands before or after a change): kept, whichever way this run went.
+    const stale = Object.keys(SHARED_CATCH).filter((id) => !knownIds.includes(id) || (unique.some((row) => row.id === id) && !SHARED_CATCH[id]!.startsWith('(timing)')));
     expect(undocumented, 'checks with no fault of their own and no documented reason (SHARED_CATCH in faults.ts)').toEqual([]);
     expect(stale, 'SHARED_CATCH entries for checks that now have a fault of their own, or no longer exist').toEqual([]);
     expect(uncaught).toEqual([]);

@@ -34,6 +34,7 @@ export interface FaultCase {
  * other checks too, so every fault that breaks it is genuinely caught by several.
  */
 export const SHARED_CATCH: Readonly<Record<string, string>> = {
+  'control.other-account-404': '(timing) the fault only it catches in some runs, "ids from the clock", shows only when two requests are made in the same instant; which checks meet such a collision changes from run to run',
   'auth.unknown-key': 'auth.control-api-401 sends the same unknown key to the control API: a target that reads keys one way everywhere fails both; a fault on v1 alone is this check\'s',
   'auth.control-api-401': 'the control API reads keys as v1 does, so a fault in reading keys everywhere (403, any key accepted) fails auth.unknown-key too; a control API that reads keys otherwise than v1 is a generated fault (contract.control.same-keys)',
   'validation.expires-in-not-positive': 'create.expires-in-values probes 0 too (refused, or reflected in expiresAt): a target that ignores expiresIn or refuses with another status fails there as well',
