@@ -7,7 +7,6 @@
  * answers `{now, frozen}` and each account has its own. `core` and `lifecycle` never run these, so
  * a target without a control API is held to nothing here.
  */
-import { hexToBytes } from '@noble/hashes/utils.js';
 import type { Check, CheckContext } from '../check.js';
 import { CheckSkipped } from '../check-errors.js';
 import type { ApiAnswer } from '../client.js';
@@ -15,16 +14,15 @@ import { letTimePass, shortExpiry } from './lifecycle.js';
 import { differences } from './read.js';
 import {
   assert,
+  assertPreimage,
   createPaymentRequest,
   describeBody,
   fieldsProblem,
   getPaymentRequest,
   has,
-  HEX_64,
   hexValue,
   isObject,
   reportedStatus,
-  sha256Hex,
   sleep,
   timeOf,
   twoAccountsRequests,
@@ -58,13 +56,6 @@ function moved(context: CheckContext, transition: Transition): Promise<Moved> {
     const read = await getPaymentRequest(context, created.id);
     return { created, before, answer, read, status: await reportedStatus(context, created.id) };
   });
-}
-
-/** Fails unless a preimage is 64 hex digits whose SHA-256 is `paymentHash`. */
-function assertPreimage(what: string, preimage: unknown, paymentHash: unknown): void {
-  assert(typeof preimage === 'string' && HEX_64.test(preimage), `${what}: expected preimage 64 hex digits, got ${show(preimage)}`);
-  const hash = sha256Hex(hexToBytes(preimage.toLowerCase()));
-  assert(hash === hexValue(paymentHash), `${what}: expected SHA-256(preimage) = paymentHash ${show(paymentHash)}, got ${hash}`);
 }
 
 /** Holds one transition's answer: 200, the payment request in its new state, as GET then shows it. */

@@ -6,7 +6,6 @@
  * signed by the node of the custodial ones, and all paying one node. With an NWC wallet that pays
  * (`--payer-nwc-url`), an NWC request paid through it completes with that payment's preimage.
  */
-import { hexToBytes } from '@noble/hashes/utils.js';
 import type { Check, CheckContext } from '../check.js';
 import type { ApiAnswer } from '../client.js';
 import { CheckSkipped } from '../check-errors.js';
@@ -15,15 +14,14 @@ import { assertEvery, decodedInvoices, receivedInvoices, receivedPaymentRequests
 import { everyLaterRead } from './read.js';
 import {
   assert,
+  assertPreimage,
   createPaymentRequest,
   getPaymentRequest,
   getStatus,
-  HEX_64,
   hexValue,
   postCreate,
   settledStatus,
   settleMs,
-  sha256Hex,
   sharedNwcRequest,
   sharedPaymentRequest,
   show,
@@ -210,9 +208,7 @@ export const nwcChecks: Check[] = [
       assert(status === 'completed', `paid through the NWC wallet (waited up to ${settleMs(context) / 1000} s): expected the status endpoint to read "completed", got ${show(status)}: the service did not learn of the payment to its connected wallet`);
       const after = await getPaymentRequest(context, created.id, { key });
       assert(after.status === 'completed', `paid through the NWC wallet, the status endpoint reads completed: expected GET status "completed" too, got ${show(after.status)}`);
-      assert(typeof after.preimage === 'string' && HEX_64.test(after.preimage), `completed: expected preimage 64 hex digits, got ${show(after.preimage)}`);
-      const hash = sha256Hex(hexToBytes(after.preimage.toLowerCase()));
-      assert(hash === hexValue(created.paymentHash), `completed: expected SHA-256(preimage) = paymentHash ${show(created.paymentHash)}, got ${hash}`);
+      assertPreimage('completed', after.preimage, created.paymentHash);
       assert(
         hexValue(after.preimage) === hexValue(walletPreimage),
         `completed with preimage ${show(after.preimage)}, but the wallet's payment returned ${show(walletPreimage)}: the proof of payment is not the payer's`,
@@ -241,9 +237,7 @@ export const nwcChecks: Check[] = [
       while ((await getStatus(context, created.id, { key })) === 'pending' && performance.now() < deadline) await sleep(200);
       const [read, status] = await Promise.all([getPaymentRequest(context, created.id, { key }), getStatus(context, created.id, { key })]);
       assert(read.status === 'completed' && status === 'completed', `after POST ${path}: expected "completed" on GET and on the status endpoint; GET ${show(read.status)}, status endpoint ${show(status)}`);
-      assert(typeof read.preimage === 'string' && HEX_64.test(read.preimage), `GET of the completed NWC request: expected preimage 64 hex digits, got ${show(read.preimage)}`);
-      const hash = sha256Hex(hexToBytes(read.preimage.toLowerCase()));
-      assert(hash === hexValue(created.paymentHash), `GET of the completed NWC request: expected SHA-256(preimage) = paymentHash ${show(created.paymentHash)}, got ${hash}`);
+      assertPreimage('GET of the completed NWC request', read.preimage, created.paymentHash);
     },
   },
 ];

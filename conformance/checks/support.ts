@@ -1,6 +1,6 @@
 /** Small helpers the checks share: assertions with readable messages, creating and reading requests. */
 import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { CheckContext } from '../check.js';
 import { CheckFailure, CheckSkipped } from '../check-errors.js';
 import type { ApiAnswer, ApiCall } from '../client.js';
@@ -280,4 +280,11 @@ export function expiryProblem(body: Record<string, any>, seconds: number): strin
   const exact = /\.\d+/.test(String(body.createdAt));
   if (exact ? late === 0 : late >= 0 && late < 1000) return undefined;
   return `expected expiresAt = createdAt + ${seconds} s${exact ? '' : ' (createdAt in whole seconds: up to a second more)'}, got ${late >= 0 ? '+' : ''}${late} ms off (createdAt ${body.createdAt}, expiresAt ${body.expiresAt})`;
+}
+
+/** Fails unless a preimage is 64 hex digits whose SHA-256 is `paymentHash`. */
+export function assertPreimage(what: string, preimage: unknown, paymentHash: unknown): void {
+  assert(typeof preimage === 'string' && HEX_64.test(preimage), `${what}: expected preimage 64 hex digits, got ${show(preimage)}`);
+  const hash = sha256Hex(hexToBytes(preimage.toLowerCase()));
+  assert(hash === hexValue(paymentHash), `${what}: expected SHA-256(preimage) = paymentHash ${show(paymentHash)}, got ${hash}`);
 }
