@@ -10,7 +10,7 @@ import { bytesToWords, intToWords } from '../../src/lightning/words.js';
 import { jsonResponse, type Fault } from './faulty-proxy.js';
 import { decodeInvoice } from '../../src/lightning/bolt11-decode.js';
 import { labelledNodeKey, NWC_WALLET_NODE_KEY, resignInvoice, SERVICE_NODE_KEY, type InvoiceEdit } from './invoice-forgery.js';
-import { KEYS, eachPaymentRequest, idRemap, sha256Hex } from './rewrites.js';
+import { KEYS, eachPaymentRequest, eachPaymentRequestAndEvent, idRemap, sha256Hex } from './rewrites.js';
 
 const V1 = /^\/api\/v1\//;
 
@@ -1405,8 +1405,8 @@ export function buildFaults(): FaultCase[] {
       deviation: 'SHOULD',
       fault: {
         name: 'updatedAt before createdAt',
-        description: 'a new request shows updatedAt one second before createdAt',
-        response: eachPaymentRequest((pr) => {
+        description: 'a new request shows updatedAt one second before createdAt (its events too: one serializer)',
+        response: eachPaymentRequestAndEvent((pr) => {
           if (typeof pr.createdAt === 'string' && pr.updatedAt === pr.createdAt) pr.updatedAt = new Date(Date.parse(pr.createdAt) - SECOND).toISOString();
         }),
       },

@@ -2,8 +2,7 @@
 import { createHash } from 'node:crypto';
 import { isPaymentRequest, type Fault, type ProxyRequest, type ProxyResponse } from './faulty-proxy.js';
 
-/** The well-known test keys of CONTRACT.md. */
-export const KEYS = { custodial: 'sk_test_custodial', nwc: 'sk_test_nwc', readonly: 'sk_test_readonly' } as const;
+export { KEYS } from './run-keys.js';
 
 /** A response hook that edits every payment request object the server answers with (v1 and control). */
 export function eachPaymentRequest(

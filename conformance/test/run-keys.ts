@@ -5,7 +5,8 @@
  * makes. Faults act "as the main key", "on another account", "for the read-only key" through this
  * book, so the same fault applies whether the suite runs in the default accounts or in its own.
  */
-import { KEYS } from './rewrites.js';
+/** The well-known test keys of CONTRACT.md ("Default accounts"). */
+export const KEYS = { custodial: 'sk_test_custodial', nwc: 'sk_test_nwc', readonly: 'sk_test_readonly' } as const;
 
 /** The default key with the `accounts` permission (CONTRACT.md, "Default accounts"). */
 export const DEFAULT_ADMIN_KEY = 'sk_test_admin';
