@@ -256,7 +256,7 @@ export const credentialChecks: Check[] = [
           .v1Answers()
           .filter((answer) => answer.method === 'POST' && answer.path === COLLECTION && answer.status === 201 && (answer.key === 'main' || answer.key === 'read-only') && isObject(answer.body))
           .map((answer) => answer.body as Record<string, unknown>);
-        return { ids: new Set(made.map((body) => body.id)), start: Math.min(...made.map((body) => timeOf(body.createdAt)).filter(Number.isFinite)) };
+        return { ids: new Set(made.map((body) => body.id)), first: made[0], start: Math.min(...made.map((body) => timeOf(body.createdAt)).filter(Number.isFinite)) };
       };
       if (!Number.isFinite(madeByRun().start)) throw new CheckSkipped('the run made no payment request in the main account');
       const path = `${CONTROL}/events?limit=1000`;
@@ -264,10 +264,14 @@ export const credentialChecks: Check[] = [
       if (answer.status === 404 || answer.status === 405) throw new CheckSkipped(`the target lists no events (GET ${path} answered ${answer.status})`);
       assert(answer.status === 200 && isObject(answer.body) && Array.isArray(answer.body.data), `GET ${path}: expected 200 {"data": [...]}, got ${answer.status} ${describeBody(answer)}`);
       const created = answer.body.data.filter((event: unknown) => isObject(event) && event.type === 'payment_request.created' && isObject(event.data));
-      // Events of requests made before the run (createdAt on the account's clock, which only moves on here) are not the run's business.
+      // With --admin-key the main account is the run's own, new and empty: every created event is the run's business.
+      // Without it, only what came after the run's first create: listed before its event (newest first) and made in a
+      // later instant (an earlier run's last creates may share the second of this run's first, whole-second clocks).
+      const isolated = context.options.adminKey !== undefined;
       const strangers = () => {
-        const { ids, start } = madeByRun();
-        return created.filter((event: any) => !ids.has(event.data.id) && timeOf(event.data.createdAt) >= start);
+        const { ids, first, start } = madeByRun();
+        const firstAt = created.findIndex((event: any) => event.data.id === first?.id);
+        return created.filter((event: any, index: number) => !ids.has(event.data.id) && (isolated || ((firstAt < 0 || index < firstAt) && timeOf(event.data.createdAt) > start)));
       };
       // Other checks create while this one reads: a create whose event is listed may not have had its 201 read yet. Give those a moment.
       let unknown = strangers();
