@@ -35,9 +35,8 @@ export class LeaderDirectory {
     return this.#token;
   }
 
-  /** Creates the token's table if missing and reads (or makes) the shared token (the schema is the store's). */
+  /** Reads (or makes) the shared token; its table is the schema's (`ensureSchema` runs first). */
   async init(): Promise<void> {
-    await this.#sql.unsafe('create table if not exists lnpr_replica_secret (id int primary key, token text not null)').catch(ignoreConcurrentCreate);
     await this.#sql`insert into lnpr_replica_secret (id, token) values (1, ${randomBytes(24).toString('base64url')}) on conflict (id) do nothing`;
     const [row] = await this.#sql`select token from lnpr_replica_secret where id = 1`;
     this.#token = String(row!.token);
@@ -79,9 +78,4 @@ export function withDeadline<T>(promise: Promise<T>, deadline: number): Promise<
       (error: unknown) => (clearTimeout(timer), reject(error as Error)),
     );
   });
-}
-
-/** Two replicas creating the same table at once: one wins, the other's error is harmless. */
-function ignoreConcurrentCreate(error: { code?: string }): void {
-  if (error.code !== '23505' && error.code !== '42P07') throw error as Error;
 }

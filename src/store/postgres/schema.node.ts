@@ -35,6 +35,11 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
     'CREATE TABLE lnpr_owners (account_id text PRIMARY KEY, replica_id bigint NOT NULL)',
     'CREATE INDEX lnpr_owners_replica ON lnpr_owners (replica_id)',
   ],
+  [
+    // The replicas' shared token (one row, id 1). IF NOT EXISTS: replicas before this version made
+    // the table themselves, outside the migration lock (and could race each other doing it).
+    'CREATE TABLE IF NOT EXISTS lnpr_replica_secret (id int PRIMARY KEY, token text NOT NULL)',
+  ],
 ];
 
 /** The schema version this code reads and writes. */
