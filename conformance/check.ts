@@ -13,7 +13,7 @@ import type { CheckLevel, CheckProfile } from './vocabulary.js';
  * permission, for checks that make scratch accounts of their own), the target's control API, or an
  * NWC wallet that pays (`payerNwcUrl`).
  */
-export type CheckNeed = 'readOnlyKey' | 'nwcKey' | 'adminKey' | 'controls' | 'nwcPayer';
+export type CheckNeed = 'readOnlyKey' | 'nwcKey' | 'adminKey' | 'controls' | 'nwcPayer' | 'httpServer';
 
 /** One check of the suite. */
 export interface Check {
@@ -42,7 +42,7 @@ export interface Check {
 /** What a check gets. */
 export interface CheckContext {
   client: ApiClient;
-  options: Readonly<ResolvedKeys & Pick<ConformanceOptions, 'minAmount'>>;
+  options: Readonly<ResolvedKeys & Pick<ConformanceOptions, 'minAmount' | 'inPage'>>;
   /** Moves payment requests on (controls, a pay command or an NWC wallet); absent in the core profile. */
   lifecycle: LifecycleDriver | undefined;
   /** Records which reading of an open point the target follows (shown as an observation). */

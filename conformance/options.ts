@@ -38,6 +38,12 @@ export interface ConformanceOptions {
   timeoutMs?: number;
   /** The fetch to use: the global one by default, or e.g. one MSW intercepts. */
   fetch?: typeof fetch;
+  /**
+   * The target is request handlers inside this process or page (MSW), not an HTTP server: the
+   * checks of the HTTP server's own rules (CORS) are skipped, as CONTRACT.md exempts the handlers
+   * ("they have no Host or CORS to guard").
+   */
+  inPage?: boolean;
   /** Called as each check finishes, for live reporting. */
   onCheck?: (result: CheckResult) => void;
 }

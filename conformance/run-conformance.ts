@@ -119,6 +119,7 @@ async function runSelected(
     options: {
       ...keys,
       ...(options.minAmount !== undefined ? { minAmount: options.minAmount } : {}),
+      ...(options.inPage === true ? { inPage: true } : {}),
     },
     lifecycle,
     observe: (point, reading) => {
@@ -206,6 +207,7 @@ function missingNeed(check: Check, context: CheckContext): CheckNeed | undefined
   return (check.needs ?? []).find((need) => {
     if (need === 'controls') return context.lifecycle?.controls !== true;
     if (need === 'nwcPayer') return context.lifecycle?.kind !== 'nwc-payer';
+    if (need === 'httpServer') return context.options.inPage === true;
     return context.options[need] === undefined;
   });
 }
@@ -216,6 +218,7 @@ const NEED_HINTS = {
   nwcKey: 'a key of an NWC account (--nwc-key)',
   controls: "the target's /sandbox/v1 control API",
   nwcPayer: 'an NWC wallet that pays invoices (--payer-nwc-url), in the lifecycle or full profile',
+  httpServer: 'an HTTP server (the run was told the target runs in the page, inPage: MSW handlers have no CORS to guard)',
 } as const;
 
 function countOutcomes(results: CheckResult[]): Record<CheckOutcome, number> {

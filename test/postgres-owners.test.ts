@@ -104,6 +104,30 @@ describe.skipIf(!available.ok)('account owners (lnpr_owners)', () => {
     await b.die();
   });
 
+  it("two replicas taking over a dead owner's accounts at once: one takes each, the other is told where, nobody live is fenced", { timeout: 60_000 }, async () => {
+    const url = await databaseWithSchema();
+    const a = await replicaOn(url, 'a:1');
+    const b = await replicaOn(url, 'b:2');
+    const c = await replicaOn(url, 'c:3');
+    const accounts = Array.from({ length: 20 }, (_, index) => `acct_race_${index}`);
+    for (const id of accounts) await a.owners.place(id, Date.now() + 5_000);
+    await a.die();
+    // Each account claimed by both at the same moment: one waits on the other's row lock.
+    const placements = await Promise.all(accounts.map((id) => Promise.all([b.owners.place(id, Date.now() + 10_000), c.owners.place(id, Date.now() + 10_000)])));
+    placements.forEach(([fromB, fromC], index) => {
+      const taken = [fromB?.here, fromC?.here].filter(Boolean).length;
+      expect([accounts[index], taken]).toEqual([accounts[index], 1]);
+      // The one that did not take it is sent to the one that did.
+      expect(fromB?.here ? fromC : fromB).toEqual({ here: false, url: fromB?.here ? 'http://b:2' : 'http://c:3' });
+    });
+    expect(await query(url, `SELECT id, fenced FROM lnpr_replicas WHERE id IN (${b.id}, ${c.id}) ORDER BY id`)).toEqual([
+      { id: String(b.id), fenced: false },
+      { id: String(c.id), fenced: false },
+    ]);
+    expect([b.lost, c.lost]).toEqual([[], []]);
+    await Promise.all([b.die(), c.die()]);
+  });
+
   it('the sweep takes over the accounts of a replica that is gone, without any request for them', { timeout: 60_000 }, async () => {
     const url = await databaseWithSchema();
     const a = await replicaOn(url, 'a:1');

@@ -76,6 +76,7 @@ describe.skipIf(!available.ok)('examples/shared-sandbox: nginx in front of three
     }
     if (runDir) {
       // Whatever start.sh left (it should leave nothing running): the database goes too.
+      if (process.env.KEEP_RUN_DIR) spawnSync("cp", ["-r", runDir, process.env.KEEP_RUN_DIR]);
       spawnSync(join(EXAMPLE, 'pg.sh'), ['destroy', runDir]);
       rmSync(runDir, { recursive: true, force: true });
     }
@@ -252,7 +253,8 @@ describe.skipIf(!available.ok)('examples/shared-sandbox: nginx in front of three
     const slowest = Math.max(...after.map((result) => result.ended - result.started));
     console.info(
       `shared-sandbox: SIGKILL of the account's replica under 4 clients: ${results.length} creates (${count(results.map((r) => r.status))}); ` +
-        `${before} before, ${across.length} across the kill (${count(across.map((r) => r.status))}), ${after.length} after; slowest after the kill ${slowest} ms`,
+        `${before} before, ${across.length} across the kill (${count(across.map((r) => r.status))}), ${after.length} after; slowest after the kill ${slowest} ms; ` +
+        `died ${diedAt - killedAt} ms after the kill; refused (ms from the kill, start to end): ${results.filter((r) => r.status !== 201).map((r) => `${r.status} ${r.started - killedAt}..${r.ended - killedAt}`).join(', ')}`,
     );
     // Every acknowledged create is there.
     const acknowledged = results.filter((result) => result.status === 201).map((result) => result.id!);

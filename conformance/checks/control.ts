@@ -12,6 +12,7 @@ import { CheckSkipped } from '../check-errors.js';
 import type { ApiAnswer } from '../client.js';
 import { letTimePass, shortExpiry } from './lifecycle.js';
 import { differences } from './read.js';
+import { strangerInvoiceLike } from './bolt11-stranger.js';
 import {
   assert,
   assertPreimage,
@@ -190,10 +191,10 @@ export const controlChecks: Check[] = [
   },
   {
     id: 'control.pay-answer',
-    holds: ['contract.control.pay', 'contract.control.pay-answer'],
-    title: 'POST /sandbox/v1/pay with a pending request\'s invoice answers 200 {paymentRequestId, status: "completed", preimage}; the request then reads completed with that preimage',
+    holds: ['contract.control.pay', 'contract.control.pay-answer', 'contract.control.pay-unknown-404'],
+    title: 'POST /sandbox/v1/pay with a pending request\'s invoice answers 200 {paymentRequestId, status: "completed", preimage}; the request then reads completed with that preimage; the same invoice again answers 409 and changes nothing; an invoice nobody issued, 404',
     section: SECTION,
-    statement: 'CONTRACT: "POST /sandbox/v1/pay {"invoice"}: a wallet pays that invoice; 200 {"paymentRequestId", "status": "completed", "preimage"}"',
+    statement: 'CONTRACT: "POST /sandbox/v1/pay {"invoice"}: a wallet pays that invoice; 200 {"paymentRequestId", "status": "completed", "preimage"}"; "A transition out of a terminal state answers 409 and changes nothing"; "an unknown invoice to /pay, 404"',
     level: 'MUST',
     profile: 'full',
     needs: ['controls'],
@@ -209,6 +210,14 @@ export const controlChecks: Check[] = [
       assertPreimage(what, body.preimage, created.paymentHash);
       const read = await getPaymentRequest(context, created.id);
       assert(read.status === 'completed' && hexValue(read.preimage) === hexValue(body.preimage), `after ${what}: expected GET to read completed with the preimage /pay answered; got status ${show(read.status)}, preimage ${show(read.preimage)}`);
+      // Paid already: paying it again is a transition out of a terminal state.
+      const again = await context.client.post(`${CONTROL}/pay`, { body: { invoice: created.invoice } });
+      assert(again.status === 409, `POST ${CONTROL}/pay with the invoice of a request it just paid (completed): expected 409, got ${again.status} ${describeBody(again)}`);
+      const after = await getPaymentRequest(context, created.id);
+      const changed = differences(read, after);
+      assert(changed.length === 0, `POST ${CONTROL}/pay a second time (answered 409) changed the request: ${changed.join('; ')}`);
+      const stranger = await context.client.post(`${CONTROL}/pay`, { body: { invoice: strangerInvoiceLike(created.invoice, 1000) } });
+      assert(stranger.status === 404, `POST ${CONTROL}/pay with a valid invoice nobody issued (an unknown invoice): expected 404, got ${stranger.status} ${describeBody(stranger)}`);
     },
   },
   {

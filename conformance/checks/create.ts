@@ -308,7 +308,7 @@ export const createChecks: Check[] = [
   {
     id: 'create.unique-ids',
     holds: ['spec.resource.id-identifies'],
-    title: 'Requests get different ids, payment hashes and invoices (also when created at once)',
+    title: 'Requests get different ids, payment hashes and invoices (also when created at once, and for the same body twice)',
     section: RESOURCE,
     statement: 'Resources: a payment request is "Identified by id"',
     level: 'MUST',
@@ -316,7 +316,10 @@ export const createChecks: Check[] = [
     async run(context) {
       // Three created at the same moment, besides the two shared ones: ids drawn from a clock collide here.
       const burst = [1, 2, 3].map((n) => createPaymentRequest(context, { amount: 1000 + n, description: `lnpr conformance uniqueness ${n}` }));
-      const all = await Promise.all([sharedPaymentRequest(context), sharedSecondRequest(context), ...burst]);
+      // And the same body twice, one after the other: each create makes a new request (no replay of the first).
+      const sameBody = { amount: 1000, description: 'lnpr conformance: the same body twice' };
+      const twice = [await createPaymentRequest(context, sameBody), await createPaymentRequest(context, sameBody)];
+      const all = [...(await Promise.all([sharedPaymentRequest(context), sharedSecondRequest(context), ...burst])), ...twice];
       const repeated = (field: string, normalize: (value: unknown) => unknown = (value) => value) => {
         const seen = all.map((body) => normalize(body[field]));
         return seen.filter((value, index) => value !== undefined && seen.indexOf(value) !== index);

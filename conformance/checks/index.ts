@@ -12,6 +12,8 @@ import { invoiceChecks } from './invoice.js';
 import { lifecycleChecks } from './lifecycle.js';
 import { nwcChecks } from './nwc.js';
 import { readChecks } from './read.js';
+import { httpServerChecks } from './http-server-rules.js';
+import { sandboxRecordChecks } from './sandbox-records.js';
 import { sandboxSurfaceChecks } from './sandbox-surfaces.js';
 import { validationChecks } from './validation.js';
 
@@ -31,4 +33,6 @@ export const ALL_CHECKS: readonly Check[] = [
   ...accountsChecks,
   ...credentialChecks,
   ...sandboxSurfaceChecks,
+  ...sandboxRecordChecks,
+  ...httpServerChecks,
 ];

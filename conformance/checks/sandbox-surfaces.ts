@@ -12,52 +12,9 @@
  */
 import type { Check, CheckContext } from '../check.js';
 import { CheckSkipped } from '../check-errors.js';
-import type { ApiAnswer, ApiCall } from '../client.js';
-import { CONTROL, readClockOf, transitionPath, withScratchAccount } from './control-support.js';
+import { CONTROL, readClockOf, transitionPath } from './control-support.js';
+import { isAbsent, isTimestamp, inOwnPlace, listAnswer, objectAnswer, safeBody, surfaceCheck, type Place } from './surface-support.js';
 import { assert, createPaymentRequest, deepEqual, getPaymentRequest, has, isObject, show, timeOf } from './support.js';
-
-/** Where a check works: a scratch account (its key) or the main account (no key: the main key). */
-interface Place {
-  /** The create key of the scratch account, or undefined for the main account. */
-  key: string | undefined;
-  /** Whether the account is the check's own (a scratch account): every item in it is the check's. */
-  scratch: boolean;
-  /** The call options that carry the place's key. */
-  call: ApiCall;
-}
-
-/** Runs `steps` in a scratch account when the run has an admin key, else in the main account. */
-function inOwnPlace<T>(context: CheckContext, steps: (place: Place) => Promise<T>): Promise<T> {
-  if (context.options.adminKey === undefined) return steps({ key: undefined, scratch: false, call: {} });
-  return withScratchAccount(context, 'custodial', (account) => steps({ key: account.secret, scratch: true, call: { key: account.secret } }));
-}
-
-/** Whether an answer says the target has no such call (the surface is not offered). */
-const isAbsent = (answer: ApiAnswer) => answer.status === 404 || answer.status === 405;
-
-/** The start of a body for a message, with any secret in it replaced (a webhook secret, an NWC URI's secret). */
-function safeBody(answer: ApiAnswer): string {
-  const text = answer.text.replace(/whsec_[A-Za-z0-9+/=_-]*/g, 'whsec_…').replace(/([?&]secret=)[^&"\s]*/g, '$1…');
-  return text.length > 300 ? `${text.slice(0, 300)}…` : text || 'an empty body';
-}
-
-/** Fails unless the answer has `status` and a JSON object body; returns the body. */
-function objectAnswer(answer: ApiAnswer, status: number, what: string): Record<string, any> {
-  assert(answer.status === status, `${what}: expected HTTP ${status}, got ${answer.status} ${safeBody(answer)}`);
-  assert(isObject(answer.body), `${what}: expected a JSON object, got ${safeBody(answer)}`);
-  return answer.body;
-}
-
-/** Fails unless the answer is 200 `{"data": [...]}`; returns the list. */
-function listAnswer(answer: ApiAnswer, what: string): unknown[] {
-  const body = objectAnswer(answer, 200, what);
-  assert(Array.isArray(body.data), `${what}: expected {"data": [...]}, got ${safeBody(answer)}`);
-  return body.data;
-}
-
-/** ISO 8601 with a time and a zone (`Z` or an offset). */
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
-const isTimestamp = (value: unknown): value is string => typeof value === 'string' && ISO_8601.test(value) && Number.isFinite(Date.parse(value));
 
 /** The fields in which two payment request objects differ, for a message (values shown, never whole objects). */
 function fieldDifferences(expected: Record<string, unknown>, got: Record<string, unknown>): string[] {
@@ -265,10 +222,6 @@ async function holdTestWallets(context: CheckContext, place: Place): Promise<voi
   } finally {
     if (id !== undefined && !place.scratch) await context.client.request('DELETE', `${collection}/${encodeURIComponent(id)}`, place.call);
   }
-}
-
-function surfaceCheck(id: string, holds: readonly string[], title: string, section: string, statement: string, run: Check['run']): Check {
-  return { id, holds, title, section, statement, level: 'MUST', profile: 'full', needs: ['controls'], run };
 }
 
 /** The checks of the sandbox surfaces. */

@@ -162,12 +162,18 @@ export class AccountOwners {
       const [fresh] = await tx`insert into lnpr_owners (account_id, replica_id) values (${accountId}, ${self})
         on conflict (account_id) do nothing returning replica_id`;
       if (fresh !== undefined) return { placement: { here: true }, adopt: 'first' };
+      // The row locked first, on its own: a locking read that waited for another claim rereads the
+      // owner's row but not the rows joined to it (PostgreSQL's EvalPlanQual), so a joined read
+      // would see the new owner without its URL and take it for gone. The next statement's
+      // snapshot holds every claim committed before it.
+      const [locked] = await tx`select replica_id from lnpr_owners where account_id = ${accountId} for update`;
+      if (locked === undefined) return 'wait'; // deleted meanwhile: look again
       const [owner] = await tx.unsafe<Array<{ replica_id: string; url: string | null; alive: boolean; grace_passed: boolean }>>(
         `select o.replica_id, r.url, ${replicaAlive('o.replica_id')} as alive, (r.id is null or ${gracePassed('r')}) as grace_passed
-         from lnpr_owners o left join lnpr_replicas r on r.id = o.replica_id where o.account_id = $1 for update of o`,
+         from lnpr_owners o left join lnpr_replicas r on r.id = o.replica_id where o.account_id = $1`,
         [accountId],
       );
-      if (owner === undefined) return 'wait'; // deleted meanwhile: look again
+      if (owner === undefined) return 'wait';
       const ownerId = Number(owner.replica_id);
       // Ours already: an account this replica made (its rows are in memory) or took over.
       if (ownerId === self) return { placement: { here: true }, adopt: false };

@@ -34,6 +34,7 @@ import { LeaderLease } from './leader-lease.js';
 import { replicaAlive, replicaLock } from './replica-lock.js';
 import { registerReplicaPayeeRoutes, replicaPayees } from './replica-payees.js';
 import { RequestPlacement } from './request-placement.js';
+import { mergeStoredAccounts } from './stored-accounts.js';
 import { redactedDatabaseUrl } from '../store/postgres/database-url.js';
 
 /** The exit status of a replica whose accounts or relay another replica took over (EX_TEMPFAIL: start it again). */
@@ -100,10 +101,7 @@ export async function serveReplica({ recipe, databaseUrl, host, port, advertiseU
     const directory = serving?.sandbox.directory;
     if (directory === undefined) return;
     const records = (await ownersSql<Array<{ data: AccountRecord }>>`select data from lnpr_accounts order by seq`).map((row) => row.data);
-    const stored = new Set(records.map((record) => record.id));
-    for (const record of records) if (!directory.accounts.has(record.id)) directory.add(record);
-    // Deleted by their replica; one of this replica's own, whose write may still be in flight, stays.
-    for (const created of directory.createdAccounts()) if (!stored.has(created.id) && owners.placed(created.id)?.here !== true) directory.remove(created.id);
+    mergeStoredAccounts(directory, records, (accountId) => owners.placed(accountId)?.here === true);
   };
   const owners = new AccountOwners(ownersSql, {
     replicaId: () => replicaLease.token,

@@ -80,6 +80,9 @@ interface KeyEntry {
   holder: KeyHolder;
 }
 
+/** How many removed accounts' ids a directory remembers (far more than can be removed while one read of the accounts is under way). */
+const REMEMBERED_REMOVALS = 10_000;
+
 /** Looks key holders up by API key; accounts may be added and removed while it serves. */
 export class AccountDirectory {
   readonly #accounts = new Map<string, Account>();
@@ -95,6 +98,11 @@ export class AccountDirectory {
    * own: a bare key sent as the whole header must still be refused (only Bearer authenticates).
    */
   readonly #knownHeaders = new Map<string, KeyHolder>();
+  /**
+   * The ids of the accounts removed lately, newest last: a read of the stored accounts that began
+   * before a removal was written must not bring the account back (replicas read them often).
+   */
+  readonly #removed = new Set<string>();
 
   /** The configured accounts and keys, and the created accounts a store kept (`created`). */
   constructor(config: AccountsConfig, created: Iterable<AccountRecord> = []) {
@@ -143,9 +151,10 @@ export class AccountDirectory {
     return this.#configured.has(accountId);
   }
 
-  /** Adds a created account and its keys; they work from now on. */
+  /** Adds a created account and its keys; they work from now on (again, if it was removed). */
   add(record: AccountRecord): Account {
     if (this.#accounts.has(record.id)) throw new Error(`accounts: the id ${record.id} is taken`);
+    this.#removed.delete(record.id);
     const account = accountOf(record.id, record.mode, record.nwcRelay, record.walletNodeKey);
     this.#accounts.set(record.id, account);
     this.#created.set(record.id, record);
@@ -154,13 +163,26 @@ export class AccountDirectory {
     return account;
   }
 
-  /** Removes a created account: its keys stop working at once. False when there is no such created account. */
-  remove(accountId: string): boolean {
+  /**
+   * Removes a created account: its keys stop working at once. False when there is no such created
+   * account. A deletion is remembered (`wasRemoved`); `remember: false` is for an account a read of
+   * the stored accounts did not find, which a later read may find after all (its write was in flight).
+   */
+  remove(accountId: string, { remember = true }: { remember?: boolean } = {}): boolean {
     if (!this.#created.delete(accountId)) return false;
+    if (remember) {
+      this.#removed.add(accountId);
+      if (this.#removed.size > REMEMBERED_REMOVALS) this.#removed.delete(this.#removed.values().next().value!);
+    }
     this.#accounts.delete(accountId);
     this.#keys = this.#keys.filter(({ holder }) => holder.account?.id !== accountId);
     for (const known of [this.#known, this.#knownHeaders]) for (const [text, holder] of known) if (holder.account?.id === accountId) known.delete(text);
     return true;
+  }
+
+  /** Whether the account was deleted lately (and not added again): a stored copy read earlier is stale. */
+  wasRemoved(accountId: string): boolean {
+    return this.#removed.has(accountId);
   }
 
   /** The holder of the key in an `Authorization` header value; throws `unauthorized` when there is none. */

@@ -1,0 +1,98 @@
+/**
+ * Rules of a sandbox's HTTP server that a client sees (CONTRACT.md "OpenAPI", "Browsers and the
+ * network"): `GET /openapi.json` serves the OpenAPI 3.1 document, and CORS lets any origin call
+ * `/api/v1` while `/sandbox/v1` answers no foreign one. `full` holds a target that offers the
+ * control API to them. A target that nothing answers over HTTP for them (MSW handlers inside a page,
+ * which the contract exempts: they have no Host or CORS to guard) is skipped, saying so.
+ */
+import type { CheckContext } from '../check.js';
+import { CheckSkipped } from '../check-errors.js';
+import { TargetUnreachable, type ApiAnswer, type ApiCall } from '../client.js';
+import { CONTROL } from './control-support.js';
+import { safeBody, surfaceCheck } from './surface-support.js';
+import { assert, COLLECTION, isObject, show } from './support.js';
+
+/** An origin no sandbox is told to trust: a shop's front end, as far as `/api/v1` is concerned. */
+const FOREIGN_ORIGIN = 'https://shop.lnpr-conformance.example';
+
+/** `call` sent, or a skip when no HTTP server answers it (an in-page target). */
+async function overHttp(context: CheckContext, method: string, path: string, call: ApiCall, why: string): Promise<ApiAnswer> {
+  try {
+    return await context.client.request(method, path, call);
+  } catch (error) {
+    if (error instanceof TargetUnreachable) throw new CheckSkipped(`nothing answered ${method} ${path} over HTTP (${error.message.slice(0, 120)}): ${why}`);
+    throw error;
+  }
+}
+
+/** The paths every OpenAPI document of this API names. */
+const V1_PATHS = ['/api/v1/payment-requests', '/api/v1/payment-requests/{id}', '/api/v1/payment-requests/{id}/status'];
+
+async function holdOpenApi(context: CheckContext): Promise<void> {
+  const answer = await overHttp(context, 'GET', '/openapi.json', {}, 'an in-page target (MSW handlers) serves no document');
+  assert(answer.status === 200, `GET /openapi.json: expected 200 with the OpenAPI document, got ${answer.status} ${safeBody(answer)}`);
+  const document = answer.body;
+  assert(isObject(document), `GET /openapi.json: expected a JSON object, got ${safeBody(answer)}`);
+  assert(typeof document.openapi === 'string' && /^3\.1\.\d+$/.test(document.openapi), `GET /openapi.json: expected "openapi": "3.1.x", got ${show(document.openapi)}`);
+  const paths = isObject(document.paths) ? Object.keys(document.paths) : [];
+  // Path templates may name the id otherwise ({paymentRequestId}): compared with every parameter as {id}.
+  const named = new Set(paths.map((path) => path.replace(/\{[^}]+\}/g, '{id}')));
+  const missing = V1_PATHS.filter((path) => !named.has(path));
+  assert(missing.length === 0, `GET /openapi.json: expected the v1 API's paths, got none for ${missing.join(', ')} (paths: ${show(paths.slice(0, 8))})`);
+  assert(paths.some((path) => path.startsWith(`${CONTROL}/`)), `GET /openapi.json: expected the control API's paths (${CONTROL}/…), got none`);
+  assert(isObject(document.webhooks) && Object.keys(document.webhooks).length > 0, `GET /openapi.json: expected the webhook events in "webhooks", got ${show(document.webhooks)}`);
+}
+
+/** A header's values as a lower-case list (`*` stays `*`). */
+const listed = (answer: ApiAnswer, name: string) => (answer.headers.get(name) ?? '').split(',').map((value) => value.trim().toLowerCase()).filter((value) => value !== '');
+
+/** Whether a browser would let a page of `origin` read the answer (CORS). */
+function allowsOrigin(answer: ApiAnswer, origin: string): boolean {
+  const allowed = answer.headers.get('access-control-allow-origin');
+  return allowed === '*' || allowed === origin;
+}
+
+async function holdCors(context: CheckContext): Promise<void> {
+  const preflight = (path: string, method: string) =>
+    overHttp(context, 'OPTIONS', path, { key: null, headers: { origin: FOREIGN_ORIGIN, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type' } }, 'an in-page target (MSW handlers) has no CORS to guard');
+  // v1: any origin may call it, with a key and a JSON body (a browser asks first).
+  const v1 = await preflight(COLLECTION, 'POST');
+  const what = `OPTIONS ${COLLECTION} from ${FOREIGN_ORIGIN} (a preflight of POST with authorization and content-type)`;
+  assert(v1.status >= 200 && v1.status < 300, `${what}: expected a 2xx, got ${v1.status} ${safeBody(v1)}`);
+  assert(allowsOrigin(v1, FOREIGN_ORIGIN), `${what}: expected access-control-allow-origin * or the origin, got ${show(v1.headers.get('access-control-allow-origin'))}`);
+  const methods = listed(v1, 'access-control-allow-methods');
+  assert(methods.includes('post') || methods.includes('*'), `${what}: expected access-control-allow-methods to allow POST, got ${show(v1.headers.get('access-control-allow-methods'))}`);
+  // A wildcard does not cover Authorization (Fetch): it must be named.
+  const headers = listed(v1, 'access-control-allow-headers');
+  assert(headers.includes('authorization'), `${what}: expected access-control-allow-headers to name authorization (a * does not cover it), got ${show(v1.headers.get('access-control-allow-headers'))}`);
+  const read = await context.client.get(`${COLLECTION}/pr_lnprconformancecors`, { headers: { origin: FOREIGN_ORIGIN } });
+  assert(allowsOrigin(read, FOREIGN_ORIGIN), `GET ${COLLECTION}/… from ${FOREIGN_ORIGIN}: expected access-control-allow-origin * or the origin (so the page reads the answer, here ${read.status}), got ${show(read.headers.get('access-control-allow-origin'))}`);
+
+  // The control API: no foreign origin (only the sandbox's own, loopback and --cors-origin ones).
+  const clock = `${CONTROL}/clock`;
+  const control = await preflight(clock, 'GET');
+  assert(!allowsOrigin(control, FOREIGN_ORIGIN), `OPTIONS ${clock} from ${FOREIGN_ORIGIN}: expected no access-control-allow-origin for a foreign origin, got ${show(control.headers.get('access-control-allow-origin'))}`);
+  const controlRead = await context.client.get(clock, { headers: { origin: FOREIGN_ORIGIN } });
+  assert(!allowsOrigin(controlRead, FOREIGN_ORIGIN), `GET ${clock} from ${FOREIGN_ORIGIN}: expected no access-control-allow-origin for a foreign origin, got ${show(controlRead.headers.get('access-control-allow-origin'))}`);
+}
+
+/** The checks of the HTTP server's rules. */
+export const httpServerChecks = [
+  surfaceCheck(
+    'sandbox.openapi-document',
+    ['contract.openapi.served'],
+    'GET /openapi.json answers 200 with an OpenAPI 3.1 document naming the v1 paths, control API paths and the webhook events',
+    'CONTRACT: OpenAPI',
+    'CONTRACT: "GET /openapi.json serves an OpenAPI 3.1 document of the v1 API, the control API and the webhook events (its webhooks section)"',
+    (context) => holdOpenApi(context),
+  ),
+  surfaceCheck(
+    'sandbox.cors',
+    ['contract.browser.cors-v1', 'contract.browser.cors-sandbox'],
+    'A foreign origin may call /api/v1 (a preflight of POST with authorization allowed; GET answers carry access-control-allow-origin) and gets no access-control-allow-origin from /sandbox/v1',
+    'CONTRACT: Browsers and the network',
+    'CONTRACT: "CORS: /api/v1/* answers any origin (front ends call it). /sandbox/v1/* and the dashboard\'s API answer only the sandbox\'s own origin and loopback origins, plus those given with --cors-origin ORIGIN"',
+    (context) => holdCors(context),
+    ['httpServer'],
+  ),
+];

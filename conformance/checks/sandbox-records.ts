@@ -1,0 +1,172 @@
+/**
+ * What a sandbox records of the traffic it sees (CONTRACT.md "Webhooks", "Resilience testing"):
+ * the delivery attempts of an event and its redelivery, and the request journal. Like the other
+ * surfaces, `full` holds a target that offers one to its promises, skipped where it answers 404 or
+ * 405; with `--admin-key` each check works in a scratch account of its own, else in the main
+ * account, picking out its own items and removing the endpoint it made.
+ */
+import type { CheckContext } from '../check.js';
+import { CheckSkipped } from '../check-errors.js';
+import type { ApiAnswer } from '../client.js';
+import { CONTROL } from './control-support.js';
+import { isAbsent, inOwnPlace, isTimestamp, listAnswer, objectAnswer, safeBody, surfaceCheck, type Place } from './surface-support.js';
+import { assert, COLLECTION, createPaymentRequest, isObject, show, sleep } from './support.js';
+
+/** A URL that refuses every connection (the discard port of loopback): each attempt fails at once. */
+const REFUSING_URL = 'http://127.0.0.1:9/lnpr-conformance-refused';
+const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'];
+/** How long an attempt (or a redelivery's first attempt) may take to be listed. */
+const LISTED_WITHIN_MS = 5_000;
+
+/** Reads `path` until `done` holds of the list or the time is up; the last list. */
+async function listUntil(context: CheckContext, place: Place, path: string, done: (list: unknown[]) => boolean): Promise<unknown[]> {
+  const deadline = Date.now() + LISTED_WITHIN_MS;
+  for (;;) {
+    const list = listAnswer(await context.client.get(path, place.call), `GET ${path}`);
+    if (done(list) || Date.now() > deadline) return list;
+    await sleep(100);
+  }
+}
+
+/** What is wrong with one listed attempt of `event` to `endpoint`, or undefined. */
+function attemptProblem(attempt: unknown, event: string, endpoint: string): string | undefined {
+  if (!isObject(attempt)) return `expected an attempt object, got ${show(attempt)}`;
+  const problems: string[] = [];
+  if (typeof attempt.id !== 'string' || attempt.id === '') problems.push(`id: expected a string, got ${show(attempt.id)}`);
+  if (attempt.event !== event) problems.push(`event: expected ${show(event)}, got ${show(attempt.event)}`);
+  if (attempt.endpoint !== endpoint) problems.push(`endpoint: expected ${show(endpoint)}, got ${show(attempt.endpoint)}`);
+  if (!(Number.isInteger(attempt.attempt) && (attempt.attempt as number) >= 1)) problems.push(`attempt: expected a whole number from 1, got ${show(attempt.attempt)}`);
+  if (!DELIVERY_STATUSES.includes(attempt.status as string)) problems.push(`status: expected one of ${DELIVERY_STATUSES.join(', ')}, got ${show(attempt.status)}`);
+  for (const field of ['responseStatus', 'error', 'attemptedAt', 'durationMs']) if (!(field in attempt)) problems.push(`${field}: expected present (null until known), got absent`);
+  if (!isTimestamp(attempt.scheduledAt)) problems.push(`scheduledAt: expected an ISO 8601 timestamp, got ${show(attempt.scheduledAt)}`);
+  if (attempt.attemptedAt !== null && attempt.attemptedAt !== undefined && !isTimestamp(attempt.attemptedAt)) problems.push(`attemptedAt: expected an ISO 8601 timestamp or null, got ${show(attempt.attemptedAt)}`);
+  return problems.length === 0 ? undefined : `attempt ${show(attempt.id)} #${show(attempt.attempt)}: ${problems.join('; ')}`;
+}
+
+/**
+ * Newest first, where a delivery (its `id`) may have several attempts: the deliveries newest
+ * first, and each one's attempts from the last to the first. Returns a problem, or undefined.
+ */
+function orderProblem(attempts: ReadonlyArray<Record<string, any>>, newestDelivery: string): string | undefined {
+  if (attempts[0]?.id !== newestDelivery) return `expected the redelivery (${newestDelivery}) first, got ${show(attempts[0]?.id)} first`;
+  const seen = new Set<string>();
+  for (let index = 0; index < attempts.length; index++) {
+    const { id, attempt } = attempts[index]!;
+    const previous = attempts[index - 1];
+    if (previous !== undefined && previous.id === id) {
+      if (!(attempt < previous.attempt)) return `attempt #${attempt} of ${id} is listed after its attempt #${previous.attempt}`;
+    } else if (seen.has(id)) return `the attempts of ${id} are not listed together`;
+    seen.add(id);
+  }
+  return undefined;
+}
+
+/**
+ * Registers an endpoint that refuses connections for created events, creates a request, reads its
+ * event's attempts (at least one, each with its fields), asks for a redelivery (202), and reads the
+ * attempts again: a delivery not seen before, listed first.
+ */
+async function holdDeliveries(context: CheckContext, place: Place): Promise<void> {
+  const endpoints = `${CONTROL}/webhook-endpoints`;
+  const made = await context.client.post(endpoints, { ...place.call, body: { url: REFUSING_URL, events: ['payment_request.created'] } });
+  if (isAbsent(made)) throw new CheckSkipped(`the target has no webhook endpoints (POST ${endpoints} answered ${made.status})`);
+  if (made.status === 400 || made.status === 422) {
+    throw new CheckSkipped(`POST ${endpoints} refused a loopback URL (${made.status} ${safeBody(made)}): a sandbox that listens beyond loopback may (CONTRACT: Webhooks), and the check has no other URL to fail at`);
+  }
+  const endpoint = objectAnswer(made, 201, `POST ${endpoints} {"url": "${REFUSING_URL}"}`).id as string;
+  try {
+    const request = await createPaymentRequest(context, { description: 'lnpr conformance: delivered to a refusing URL' }, place.call);
+    const eventsPath = `${CONTROL}/events?limit=${place.scratch ? 100 : 1000}`;
+    const events = await listUntil(context, place, eventsPath, (list) => list.some((event) => isObject(event) && isObject(event.data) && event.data.id === request.id));
+    const created = events.find((event) => isObject(event) && isObject(event.data) && event.data.id === request.id && event.type === 'payment_request.created') as Record<string, any> | undefined;
+    if (created === undefined) throw new CheckSkipped(`GET ${eventsPath} lists no payment_request.created event of ${request.id}: sandbox.events-list holds the events`);
+    const event = String(created.id);
+
+    const deliveries = `${CONTROL}/webhook-deliveries?event=${encodeURIComponent(event)}`;
+    const first = await context.client.get(deliveries, place.call);
+    if (isAbsent(first)) throw new CheckSkipped(`the target lists no delivery attempts (GET ${deliveries} answered ${first.status})`);
+    const before = await listUntil(context, place, deliveries, (list) => list.length > 0);
+    assert(before.length > 0, `GET ${deliveries}: expected the attempt to deliver ${event} to ${endpoint} within ${LISTED_WITHIN_MS / 1000} s, got none`);
+    const shapes = before.map((attempt) => attemptProblem(attempt, event, endpoint)).filter((problem) => problem !== undefined);
+    assert(shapes.length === 0, `GET ${deliveries}: ${shapes.slice(0, 3).join('; ')}`);
+    const known = new Set(before.map((attempt) => (attempt as Record<string, any>).id));
+
+    const redeliver = `${CONTROL}/events/${encodeURIComponent(event)}/redeliver`;
+    const asked = await context.client.post(redeliver, place.call);
+    assert(asked.status === 202, `POST ${redeliver}: expected 202, got ${asked.status} ${safeBody(asked)}`);
+    const after = (await listUntil(context, place, deliveries, (list) => list.some((attempt) => isObject(attempt) && !known.has(attempt.id)))) as Array<Record<string, any>>;
+    const redelivery = after.find((attempt) => isObject(attempt) && !known.has(attempt.id));
+    assert(redelivery !== undefined, `GET ${deliveries} after POST ${redeliver} (202): expected a new delivery of ${event} within ${LISTED_WITHIN_MS / 1000} s, got only the ${known.size} known before`);
+    const afterShapes = after.map((attempt) => attemptProblem(attempt, event, endpoint)).filter((problem) => problem !== undefined);
+    assert(afterShapes.length === 0, `GET ${deliveries} after the redelivery: ${afterShapes.slice(0, 3).join('; ')}`);
+    const order = orderProblem(after, String(redelivery.id));
+    assert(order === undefined, `GET ${deliveries}: expected every delivery attempt newest first; ${order}`);
+  } finally {
+    await context.client.request('DELETE', `${endpoints}/${encodeURIComponent(endpoint)}`, place.call);
+  }
+}
+
+/** Header names in a journal entry's `headers`, lower-cased (an object or a list of pairs). */
+function headerNames(headers: unknown): string[] {
+  if (Array.isArray(headers)) return headers.map((pair) => String(Array.isArray(pair) ? pair[0] : isObject(pair) ? pair.name : pair).toLowerCase());
+  return isObject(headers) ? Object.keys(headers).map((name) => name.toLowerCase()) : [];
+}
+
+/**
+ * Makes two v1 calls carrying the key, a cookie and a marker header, then reads the journal: both
+ * listed newest first with their method, path and status, and no `authorization` or `cookie` in
+ * their headers (nor the key or the cookie anywhere in the answer).
+ */
+async function holdJournal(context: CheckContext, place: Place): Promise<void> {
+  const journal = `${CONTROL}/requests?limit=${place.scratch ? 100 : 1000}`;
+  const probe = await context.client.get(`${CONTROL}/requests?limit=1`, place.call);
+  if (isAbsent(probe)) throw new CheckSkipped(`the target keeps no request journal (GET ${CONTROL}/requests answered ${probe.status})`);
+  const marker = `lnpr-conformance-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  const cookie = `lnpr_session=${marker}`;
+  const calls = ['first', 'second'].map((which) => `${COLLECTION}/pr_${marker.replace(/-/g, '')}${which}`);
+  const answers: ApiAnswer[] = [];
+  for (const path of calls) answers.push(await context.client.get(path, { ...place.call, headers: { cookie, 'x-lnpr-conformance': marker } }));
+
+  const list = listAnswer(await context.client.get(journal, place.call), `GET ${journal}`);
+  const text = JSON.stringify(list);
+  const key = place.key ?? context.options.apiKey;
+  assert(!text.includes(key), `GET ${journal}: the journal holds the API key the calls carried`);
+  assert(!text.includes(cookie), `GET ${journal}: the journal holds the Cookie the calls carried`);
+  const entries = calls.map((path) => list.findIndex((entry) => isObject(entry) && typeof entry.path === 'string' && entry.path.split('?')[0] === path));
+  const missing = calls.filter((_, index) => entries[index]! < 0);
+  assert(missing.length === 0, `GET ${journal}: expected the calls just made (GET ${missing.join(', GET ')}) among ${list.length} entries`);
+  assert(entries[1]! < entries[0]!, `GET ${journal}: expected the calls newest first; GET ${calls[1]} is listed after GET ${calls[0]}, made before it`);
+  calls.forEach((path, index) => {
+    const entry = list[entries[index]!] as Record<string, any>;
+    const problems: string[] = [];
+    if (!(typeof entry.id === 'string' && /^req_./.test(entry.id))) problems.push(`id: expected "req_…", got ${show(entry.id)}`);
+    if (entry.method !== 'GET') problems.push(`method: expected "GET", got ${show(entry.method)}`);
+    if (entry.status !== answers[index]!.status) problems.push(`status: expected ${answers[index]!.status} (as answered), got ${show(entry.status)}`);
+    if (!isTimestamp(entry.receivedAt)) problems.push(`receivedAt: expected an ISO 8601 timestamp, got ${show(entry.receivedAt)}`);
+    const names = headerNames(entry.headers);
+    if (!names.includes('x-lnpr-conformance')) problems.push(`headers: expected the headers sent (x-lnpr-conformance among them), got ${show(names)}`);
+    const secret = names.filter((name) => name === 'authorization' || name === 'cookie');
+    if (secret.length > 0) problems.push(`headers: expected no authorization or cookie, got ${secret.join(' and ')}`);
+    assert(problems.length === 0, `GET ${journal}: the entry of GET ${path}: ${problems.join('; ')}`);
+  });
+}
+
+/** The checks of what the sandbox records. */
+export const sandboxRecordChecks = [
+  surfaceCheck(
+    'sandbox.webhook-deliveries',
+    ['contract.webhooks.deliveries-list', 'contract.webhooks.redeliver'],
+    'GET /sandbox/v1/webhook-deliveries?event= lists an event\'s attempts to an endpoint (each {id, event, endpoint, attempt, status, responseStatus, error, scheduledAt, attemptedAt, durationMs}); POST /sandbox/v1/events/{id}/redeliver answers 202 and a new delivery is listed first',
+    'CONTRACT: Webhooks',
+    'CONTRACT: "GET /sandbox/v1/webhook-deliveries (?event=evt_…): every delivery attempt, newest first → 200 {"data": [{"id", "event", "endpoint", "attempt", "status", "responseStatus", "error", "scheduledAt", "attemptedAt", "durationMs"}, …]}"; "POST /sandbox/v1/events/{id}/redeliver: sends the event again to the account\'s matching endpoints → 202"',
+    (context) => inOwnPlace(context, (place) => holdDeliveries(context, place)),
+  ),
+  surfaceCheck(
+    'sandbox.request-journal',
+    ['contract.journal.list', 'contract.journal.no-secrets'],
+    "GET /sandbox/v1/requests lists the account's /api/v1 calls newest first, each {id: \"req_…\", method, path, headers, status, receivedAt, …}; headers never hold authorization or cookie",
+    'CONTRACT: Resilience testing',
+    'CONTRACT: "GET /sandbox/v1/requests → 200 {"data": [{"id": "req_…", "method", "path", "query", "headers", "body", "status", "responseBody", "fault", "receivedAt", "durationMs"}, …]}, the account\'s own /api/v1 calls, newest first; headers never hold authorization or cookie"',
+    (context) => inOwnPlace(context, (place) => holdJournal(context, place)),
+  ),
+];
