@@ -128,6 +128,9 @@ async function holdJournal(context: CheckContext, place: Place): Promise<void> {
   for (const path of calls) answers.push(await context.client.get(path, { ...place.call, headers: { cookie, 'x-lnpr-conformance': marker } }));
 
   const list = listAnswer(await context.client.get(journal, place.call), `GET ${journal}`);
+  const ids = list.map((entry) => (isObject(entry) ? entry.id : undefined));
+  const repeated = ids.filter((id, index) => id !== undefined && ids.indexOf(id) !== index);
+  assert(repeated.length === 0, `GET ${journal}: expected each call listed once, got ${show(repeated[0])} more than once`);
   const text = JSON.stringify(list);
   const key = place.key ?? context.options.apiKey;
   assert(!text.includes(key), `GET ${journal}: the journal holds the API key the calls carried`);

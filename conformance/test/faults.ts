@@ -98,6 +98,10 @@ export const SHARED_CATCH: Readonly<Record<string, string>> = {
   'sandbox.webhook-endpoints': 'no hand-written fault touches webhook endpoints; its own faults (the filter widened, a DELETE that does nothing) are in sandbox-surfaces.test.ts, and the generated faults of contract.webhooks.endpoint-* are killed by it',
   'sandbox.test-wallets': 'no hand-written fault touches test wallets; its own faults (balances in msats, a top-up that adds one more) are in sandbox-surfaces.test.ts, and the generated faults of contract.wallets.* are killed by it',
   'sandbox.healthz': 'no hand-written fault touches /healthz; its own fault (a key needed) is in sandbox-surfaces.test.ts, and the generated faults of contract.healthz are killed by it',
+  'sandbox.webhook-deliveries': 'no hand-written fault touches delivery attempts; its own faults (oldest first, a redelivery that sends nothing) are in sandbox-records.test.ts, and the generated faults of contract.webhooks.deliveries-list and .redeliver are killed by it',
+  'sandbox.request-journal': 'no hand-written fault touches the request journal; its own faults (the key kept, oldest first) are in sandbox-records.test.ts, and the generated faults of contract.journal.* are killed by it',
+  'sandbox.openapi-document': 'no hand-written fault touches /openapi.json; its own fault (not served) is in sandbox-records.test.ts, and the generated faults of contract.openapi.served are killed by it',
+  'sandbox.cors': 'no hand-written fault touches CORS; its own faults (none on /api/v1, any origin on /sandbox/v1) are in sandbox-records.test.ts, and the generated faults of contract.browser.cors-* are killed by it',
 };
 
 const SECOND = 1000;

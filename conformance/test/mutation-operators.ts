@@ -248,12 +248,15 @@ const SURFACE_CALLS: Partial<Record<ControlCall, RegExp>> = {
   'webhook-endpoints': /^webhook-endpoints(\/[^/]+)?$/,
   wallets: /^wallets(\/[^/]+)?$/,
   'wallet-topup': /^wallets\/[^/]+\/topup$/,
+  deliveries: /^webhook-deliveries$/,
+  redeliver: /^events\/[^/]+\/redeliver$/,
+  journal: /^requests$/,
 };
 
 /** Whether a request is the call a control-answer target names (its method too, when the target names one). */
 function isCall(req: ProxyRequest, t: ControlAnswer): boolean {
   if (t.method !== undefined && req.method !== t.method) return false;
-  if (t.call === 'healthz') return req.path.split('?')[0] === '/healthz';
+  if (t.call === 'healthz' || t.call === 'openapi') return req.path.split('?')[0] === (t.call === 'healthz' ? '/healthz' : '/openapi.json');
   const call = controlCall(req);
   if (call === undefined) return false;
   const pattern = SURFACE_CALLS[t.call];
@@ -993,8 +996,60 @@ async function walletBefore(req: ProxyRequest, ctx: ProxyContext): Promise<Proxy
 
 const EVENT_TIMESTAMP_EQUIVALENT = "CONTRACT.md gives an event's timestamp as the account's clock then, and the clock's `now` is ISO 8601 with any offset: an offset form names the same instant";
 
+/** Edits the list of each 200 answer to `GET /sandbox/v1/{call}` (a path under it, its query apart); a list returned replaces it. */
+function onList(call: RegExp, edit: (list: any[], req: ProxyRequest) => void | unknown[]): Hooks {
+  return onResponse((req, res) => {
+    if (!isSurface(req, 'GET', call) || res.status !== 200 || !Array.isArray(res.body?.data)) return;
+    const replaced = edit(res.body.data, req);
+    if (replaced) res.body.data = replaced;
+  });
+}
+
+/** Edits the headers of answers to paths under `prefix` (CORS preflights too). */
+function onHeaders(prefix: string, edit: (headers: Record<string, string>, req: ProxyRequest, res: ProxyResponse) => void): Hooks {
+  return onResponse((req, res) => void (req.path.startsWith(prefix) && edit(res.headers, req, res)));
+}
+
+const DELIVERIES = /^webhook-deliveries$/;
+const JOURNAL = /^requests$/;
+
+/** The mutants of the recipes below: what a sandbox records, and CORS. */
+const RECORD_RECIPES: Record<'deliveries-newest-first' | 'journal-newest-first' | 'journal-no-secrets' | 'cors-v1' | 'cors-sandbox', Partial<Record<OperatorName, Recipe[]>>> = {
+  'deliveries-newest-first': {
+    break: [['oldest-first', 'delivery attempts listed oldest first', () => onList(DELIVERIES, (list) => [...list].reverse())]],
+    drop: [['newest-delivery', 'the attempts of the newest delivery left out of the list', () => onList(DELIVERIES, (list) => list.filter((attempt) => attempt?.id !== list[0]?.id))]],
+    duplicate: [['twice', 'every delivery attempt listed twice', () => onList(DELIVERIES, (list) => list.flatMap((attempt) => [attempt, attempt]))]],
+    stale: [['first-list', 'the delivery attempts of an event answered, per key and event, as first listed', () => firstListKept((req) => isSurface(req, 'GET', DELIVERIES))]],
+  },
+  'journal-newest-first': {
+    break: [['oldest-first', 'the request journal oldest first', () => onList(JOURNAL, (list) => [...list].reverse())]],
+    drop: [['newest', 'the request journal leaves out the newest call', () => onList(JOURNAL, (list) => list.slice(1))]],
+    duplicate: [['twice', 'every call listed twice in the request journal', () => onList(JOURNAL, (list) => list.flatMap((entry) => [entry, entry]))]],
+    stale: [['first-list', 'the request journal answered, per key, as first listed', () => firstListKept((req) => isSurface(req, 'GET', JOURNAL))]],
+  },
+  'journal-no-secrets': {
+    leak: [['authorization', 'journal entries keep the Authorization header (the key)', () => onList(JOURNAL, (list, req) => list.forEach((entry) => entry?.headers && typeof entry.headers === 'object' && (entry.headers.authorization = `Bearer ${req.key ?? ''}`)))]],
+    're-encode': [['Cookie', 'journal entries keep a Cookie header, under its capitalised name', () => onList(JOURNAL, (list) => list.forEach((entry) => entry?.headers && typeof entry.headers === 'object' && (entry.headers.Cookie = 'lnpr_session=kept')))]],
+  },
+  'cors-v1': {
+    drop: [
+      ['headers', 'no CORS headers on /api/v1 answers (preflights included)', () => onHeaders('/api/v1/', (headers) => Object.keys(headers).forEach((name) => name.startsWith('access-control-') && delete headers[name]))],
+      ['authorization', 'CORS preflights of /api/v1 allow content-type but not authorization', () => onHeaders('/api/v1/', (headers, req) => void (req.method === 'OPTIONS' && (headers['access-control-allow-headers'] = 'content-type')))],
+    ],
+    break: [['preflight-404', 'CORS preflights of /api/v1 answered 404', () => onRequest((req) => (req.method === 'OPTIONS' && req.path.startsWith('/api/v1/') ? jsonResponse(404, { error: { code: 'route_not_found', message: 'no route' } }) : undefined))]],
+  },
+  'cors-sandbox': {
+    leak: [['any-origin', 'the control API answers access-control-allow-origin: * to any origin', () => onHeaders('/sandbox/v1/', (headers, _req, res) => {
+      headers['access-control-allow-origin'] = '*';
+      if (res.status === 403) Object.assign(res, { status: 204, body: undefined, text: '' });
+    })]],
+    're-encode': [['echo', 'the control API echoes any Origin in access-control-allow-origin', () => onHeaders('/sandbox/v1/', (headers, req) => void (req.headers.origin && (headers['access-control-allow-origin'] = req.headers.origin)))]],
+  },
+};
+
 /** The mutants of each surface rule, by operator. */
 const SURFACE_RECIPES: Record<SurfaceTarget['rule'], Partial<Record<OperatorName, Recipe[]>>> = {
+  ...RECORD_RECIPES,
   'newest-first': {
     break: [['oldest-first', 'the events list oldest first', () => onEvents((events) => [...events].reverse())]],
     boundary: [['swap', 'the events list newest first but for its two newest, swapped', () => onEvents((events) => (events.length < 2 ? undefined : [events[1], events[0], ...events.slice(2)]))]],

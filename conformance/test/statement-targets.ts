@@ -24,9 +24,27 @@ export type InvoicePart = 'signature' | 'network' | 'amount' | 'payment-hash' | 
 /**
  * A control call (a path under /sandbox/v1), or a sandbox surface a target may offer: the events
  * list, webhook endpoints (the collection and one), test wallets (the collection and one), a
- * wallet's top-up, and `GET /healthz`.
+ * wallet's top-up, `GET /healthz`, an event's delivery attempts and its redelivery, the request
+ * journal, and `GET /openapi.json`.
  */
-export type ControlCall = 'complete' | 'fail' | 'expire' | 'pay' | 'clock' | 'clock-advance' | 'reset' | 'accounts' | 'events' | 'webhook-endpoints' | 'wallets' | 'wallet-topup' | 'healthz';
+export type ControlCall =
+  | 'complete'
+  | 'fail'
+  | 'expire'
+  | 'pay'
+  | 'clock'
+  | 'clock-advance'
+  | 'reset'
+  | 'accounts'
+  | 'events'
+  | 'webhook-endpoints'
+  | 'wallets'
+  | 'wallet-topup'
+  | 'healthz'
+  | 'deliveries'
+  | 'redeliver'
+  | 'journal'
+  | 'openapi';
 
 /** A method of HTTP, where a target names one call of several on one path. */
 export type Method = 'GET' | 'POST' | 'DELETE';
@@ -35,7 +53,18 @@ export type Method = 'GET' | 'POST' | 'DELETE';
 export type EventsRule = 'newest-first' | 'every-change' | 'body';
 
 /** What a sandbox surface's calls do beyond their answers' fields. */
-export type SurfaceRule = 'endpoint-filter' | 'endpoint-list' | 'endpoint-delete' | 'wallet-sats' | 'wallet-topup' | 'wallet-delete';
+export type SurfaceRule =
+  | 'endpoint-filter'
+  | 'endpoint-list'
+  | 'endpoint-delete'
+  | 'wallet-sats'
+  | 'wallet-topup'
+  | 'wallet-delete'
+  | 'deliveries-newest-first'
+  | 'journal-newest-first'
+  | 'journal-no-secrets'
+  | 'cors-v1'
+  | 'cors-sandbox';
 
 export type Target =
   /** A field of every payment request object answered (`only`: custodial, nwc, completed requests). */
@@ -194,6 +223,13 @@ export const TARGETS: Readonly<Record<string, readonly Target[]>> = {
   'contract.webhooks.events-every-change': [{ kind: 'events', rule: 'every-change' }],
   'contract.webhooks.events-list': [answer('events', 200, { data: 'object' }, 'GET'), { kind: 'events', rule: 'newest-first' }],
   'contract.webhooks.body': [{ kind: 'events', rule: 'body' }],
+  'contract.webhooks.deliveries-list': [answer('deliveries', 200, { data: 'object' }, 'GET'), { kind: 'surface', rule: 'deliveries-newest-first' }],
+  'contract.webhooks.redeliver': [answer('redeliver', 202, {}, 'POST')],
+  'contract.journal.list': [answer('journal', 200, { data: 'object' }, 'GET'), { kind: 'surface', rule: 'journal-newest-first' }],
+  'contract.journal.no-secrets': [{ kind: 'surface', rule: 'journal-no-secrets' }],
+  'contract.openapi.served': [answer('openapi', 200, { openapi: 'string', paths: 'object', webhooks: 'object' }, 'GET')],
+  'contract.browser.cors-v1': [{ kind: 'surface', rule: 'cors-v1' }],
+  'contract.browser.cors-sandbox': [{ kind: 'surface', rule: 'cors-sandbox' }],
   'contract.wallets.api': [
     answer('wallets', 201, { id: 'id', name: 'string', balance: 'number', nwcUrl: 'url', createdAt: 'timestamp' }, 'POST'),
     answer('wallets', 200, { id: 'id', balance: 'number' }, 'GET'),
