@@ -1,7 +1,8 @@
 /**
  * Rules of a sandbox's HTTP server that a client sees (CONTRACT.md "OpenAPI", "Browsers and the
- * network"): `GET /openapi.json` serves the OpenAPI 3.1 document, and CORS lets any origin call
- * `/api/v1` while `/sandbox/v1` answers no foreign one. `full` holds a target that offers the
+ * network", the pay page): `GET /openapi.json` serves the OpenAPI 3.1 document, CORS lets any
+ * origin call `/api/v1` while `/sandbox/v1` answers no foreign one, and `/pay/{id}` shows a request
+ * to anyone without its metadata. `full` holds a target that offers the
  * control API to them. A target that nothing answers over HTTP for them (MSW handlers inside a page,
  * which the contract exempts: they have no Host or CORS to guard) is skipped, saying so.
  */
@@ -10,7 +11,7 @@ import { CheckSkipped } from '../check-errors.js';
 import { TargetUnreachable, type ApiAnswer, type ApiCall } from '../client.js';
 import { CONTROL } from './control-support.js';
 import { safeBody, surfaceCheck } from './surface-support.js';
-import { assert, COLLECTION, isObject, show } from './support.js';
+import { assert, COLLECTION, createPaymentRequest, isObject, show } from './support.js';
 
 /** An origin no sandbox is told to trust: a shop's front end, as far as `/api/v1` is concerned. */
 const FOREIGN_ORIGIN = 'https://shop.lnpr-conformance.example';
@@ -76,6 +77,24 @@ async function holdCors(context: CheckContext): Promise<void> {
   assert(!allowsOrigin(controlRead, FOREIGN_ORIGIN), `GET ${clock} from ${FOREIGN_ORIGIN}: expected no access-control-allow-origin for a foreign origin, got ${show(controlRead.headers.get('access-control-allow-origin'))}`);
 }
 
+/**
+ * The hosted pay page of a request the check creates (with a marker in its metadata), read without
+ * a key: 200 HTML without its metadata; an unknown id, 404.
+ */
+async function holdPayPage(context: CheckContext): Promise<void> {
+  const marker = `lnprmeta${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  const request = await createPaymentRequest(context, { description: 'lnpr conformance: pay page', metadata: { conformanceMarker: marker } });
+  const path = `/pay/${encodeURIComponent(request.id)}`;
+  const page = await overHttp(context, 'GET', path, { key: null, headers: { accept: 'text/html' } }, 'an in-page target (MSW handlers) serves no pages');
+  assert(page.status === 200, `GET ${path} without a key: expected 200 with the pay page, got ${page.status} ${safeBody(page)}`);
+  assert(/^text\/html\b/i.test(page.headers.get('content-type') ?? ''), `GET ${path}: expected an HTML page, got content-type ${show(page.headers.get('content-type'))}`);
+  // What the page shows may be drawn in the browser (ours reads it with a script): only what the
+  // HTML holds is judged here, and it must not hold the metadata.
+  assert(!page.text.toLowerCase().includes(marker.toLowerCase()), `GET ${path}: the page shows the request's metadata (the marker ${show(marker)} is in it)`);
+  const unknown = await context.client.get('/pay/pr_lnprconformanceunknown', { key: null, headers: { accept: 'text/html' } });
+  assert(unknown.status === 404, `GET /pay/pr_lnprconformanceunknown (an unknown id) without a key: expected 404, got ${unknown.status}`);
+}
+
 /** The checks of the HTTP server's rules. */
 export const httpServerChecks = [
   surfaceCheck(
@@ -93,6 +112,15 @@ export const httpServerChecks = [
     'CONTRACT: Browsers and the network',
     'CONTRACT: "CORS: /api/v1/* answers any origin (front ends call it). /sandbox/v1/* and the dashboard\'s API answer only the sandbox\'s own origin and loopback origins, plus those given with --cors-origin ORIGIN"',
     (context) => holdCors(context),
+    ['httpServer'],
+  ),
+  surfaceCheck(
+    'sandbox.pay-page',
+    ['contract.pay-page.no-key', 'contract.pay-page.no-metadata'],
+    "GET /pay/{id} without a key answers the request's pay page (HTML), which holds none of its metadata; an unknown id, 404",
+    'CONTRACT: Dashboard and hosted pay page',
+    'CONTRACT: "GET /pay/{id}: the hosted pay page of one payment request, reachable without a key"; "no metadata"',
+    (context) => holdPayPage(context),
     ['httpServer'],
   ),
 ];

@@ -152,6 +152,13 @@ async function holdJournal(context: CheckContext, place: Place): Promise<void> {
     if (secret.length > 0) problems.push(`headers: expected no authorization or cookie, got ${secret.join(' and ')}`);
     assert(problems.length === 0, `GET ${journal}: the entry of GET ${path}: ${problems.join('; ')}`);
   });
+
+  // Emptied on request: only in a scratch account (the main account's journal is its owner's).
+  if (!place.scratch) return;
+  const emptied = await context.client.request('DELETE', `${CONTROL}/requests`, place.call);
+  assert(emptied.status >= 200 && emptied.status < 300, `DELETE ${CONTROL}/requests: expected a 2xx, got ${emptied.status} ${safeBody(emptied)}`);
+  const after = listAnswer(await context.client.get(journal, place.call), `GET ${journal} after DELETE ${CONTROL}/requests`);
+  assert(after.length === 0, `GET ${journal} after DELETE ${CONTROL}/requests (${emptied.status}): expected an empty journal, got ${after.length} entries`);
 }
 
 /** The checks of what the sandbox records. */
@@ -166,10 +173,10 @@ export const sandboxRecordChecks = [
   ),
   surfaceCheck(
     'sandbox.request-journal',
-    ['contract.journal.list', 'contract.journal.no-secrets'],
-    "GET /sandbox/v1/requests lists the account's /api/v1 calls newest first, each {id: \"req_…\", method, path, headers, status, receivedAt, …}; headers never hold authorization or cookie",
+    ['contract.journal.list', 'contract.journal.no-secrets', 'contract.journal.delete'],
+    "GET /sandbox/v1/requests lists the account's /api/v1 calls newest first, each {id: \"req_…\", method, path, headers, status, receivedAt, …}; headers never hold authorization or cookie; DELETE empties it (in a scratch account)",
     'CONTRACT: Resilience testing',
-    'CONTRACT: "GET /sandbox/v1/requests → 200 {"data": [{"id": "req_…", "method", "path", "query", "headers", "body", "status", "responseBody", "fault", "receivedAt", "durationMs"}, …]}, the account\'s own /api/v1 calls, newest first; headers never hold authorization or cookie"',
+    'CONTRACT: "GET /sandbox/v1/requests → 200 {"data": [{"id": "req_…", "method", "path", "query", "headers", "body", "status", "responseBody", "fault", "receivedAt", "durationMs"}, …]}, the account\'s own /api/v1 calls, newest first; headers never hold authorization or cookie"; "DELETE /sandbox/v1/requests empties it"',
     (context) => inOwnPlace(context, (place) => holdJournal(context, place)),
   ),
 ];

@@ -125,6 +125,20 @@ async function holdEvents(context: CheckContext, place: Place): Promise<void> {
   const two = listAnswer(await context.client.get(limited, place.call), `GET ${limited}`);
   assert(two.length <= 2, `GET ${limited}: expected at most 2 events, got ${two.length}`);
   if (place.scratch) assert(two.length === 2 && two.every((event: any, index) => event?.id === events[index]!.id), `GET ${limited} in the check's account: expected its two newest events (${events.slice(0, 2).map(nameOf).join(', ')}), got ${describeList(two)}`);
+
+  // The other two changes have their events too: a failure (the request left pending) and an expiry.
+  for (const [transition, type, of] of [
+    ['fail', 'payment_request.failed', second],
+    ['expire', 'payment_request.expired', await createPaymentRequest(context, { description: 'lnpr conformance: events, expired' }, place.call)],
+  ] as const) {
+    const moved = await context.client.post(transitionPath(of.id, transition), place.call);
+    assert(moved.status === 200, `POST ${transitionPath(of.id, transition)}: expected 200, got ${moved.status} ${safeBody(moved)}`);
+    const newest = listAnswer(await context.client.get(path, place.call), `GET ${path}`).find((event) => isObject(event) && isObject(event.data) && event.data.id === of.id) as Record<string, any> | undefined;
+    assert(
+      newest?.type === type && deepEqual(newest.data, moved.body),
+      `GET ${path} after POST ${transitionPath(of.id, transition)}: expected its newest event ${type} with data as the transition answered (status ${show(moved.body?.status)}), got ${newest === undefined ? 'none' : `${nameOf(newest)} with status ${show(newest.data?.status)}`}`,
+    );
+  }
 }
 
 /** A URL no event of the check will reach: the endpoint is filtered to failures, and nothing fails in a scratch account. */
@@ -229,7 +243,7 @@ export const sandboxSurfaceChecks: Check[] = [
   surfaceCheck(
     'sandbox.events-list',
     ['contract.webhooks.events-list', 'contract.webhooks.events-every-change', 'contract.webhooks.body'],
-    'GET /sandbox/v1/events lists, newest first, a payment_request.created event for every create and a payment_request.completed for a completion, each {id: "evt_…", type, timestamp, data} with data the request as GET answered then and timestamp the account\'s clock then',
+    'GET /sandbox/v1/events lists, newest first, a payment_request.created event for every create and a payment_request.completed, .failed or .expired for each transition, each {id: "evt_…", type, timestamp, data} with data the request as GET answered then and timestamp the account\'s clock then',
     'CONTRACT: Webhooks',
     'CONTRACT: "GET /sandbox/v1/events: the account\'s events, newest first"; "The sandbox emits an event on every change of a payment request"; "Body: {"id": "evt_…", "type", "timestamp", "data"} where data is the payment request exactly as GET /api/v1/payment-requests/{id} answered at that moment and timestamp is the account\'s clock then"',
     (context) => inOwnPlace(context, (place) => holdEvents(context, place)),

@@ -1011,10 +1011,12 @@ function onHeaders(prefix: string, edit: (headers: Record<string, string>, req: 
 }
 
 const DELIVERIES = /^webhook-deliveries$/;
+/** `/pay/{id}`, the hosted pay page (its id captured). */
+const PAY_PAGE = /^\/pay\/([^/]+)$/;
 const JOURNAL = /^requests$/;
 
 /** The mutants of the recipes below: what a sandbox records, and CORS. */
-const RECORD_RECIPES: Record<'deliveries-newest-first' | 'journal-newest-first' | 'journal-no-secrets' | 'cors-v1' | 'cors-sandbox', Partial<Record<OperatorName, Recipe[]>>> = {
+const RECORD_RECIPES: Record<'deliveries-newest-first' | 'journal-newest-first' | 'journal-no-secrets' | 'journal-delete' | 'pay-page-no-key' | 'pay-page-no-metadata' | 'cors-v1' | 'cors-sandbox', Partial<Record<OperatorName, Recipe[]>>> = {
   'deliveries-newest-first': {
     break: [['oldest-first', 'delivery attempts listed oldest first', () => onList(DELIVERIES, (list) => [...list].reverse())]],
     drop: [['newest-delivery', 'the attempts of the newest delivery left out of the list', () => onList(DELIVERIES, (list) => list.filter((attempt) => attempt?.id !== list[0]?.id))]],
@@ -1030,6 +1032,32 @@ const RECORD_RECIPES: Record<'deliveries-newest-first' | 'journal-newest-first' 
   'journal-no-secrets': {
     leak: [['authorization', 'journal entries keep the Authorization header (the key)', () => onList(JOURNAL, (list, req) => list.forEach((entry) => entry?.headers && typeof entry.headers === 'object' && (entry.headers.authorization = `Bearer ${req.key ?? ''}`)))]],
     're-encode': [['Cookie', 'journal entries keep a Cookie header, under its capitalised name', () => onList(JOURNAL, (list) => list.forEach((entry) => entry?.headers && typeof entry.headers === 'object' && (entry.headers.Cookie = 'lnpr_session=kept')))]],
+  },
+  'journal-delete': {
+    stale: [['kept', '`DELETE /sandbox/v1/requests` answers 204 and empties nothing', () => onRequest((req) => (isSurface(req, 'DELETE', JOURNAL) ? jsonResponse(204, undefined) : undefined))]],
+  },
+  'pay-page-no-key': {
+    drop: [['key', '`GET /pay/{id}` needs a key: 401 without one', () => onRequest((req) => (PAY_PAGE.test(req.path.split('?')[0]!) && req.key === undefined ? jsonResponse(401, { error: { code: 'unauthorized', message: 'missing API key' } }) : undefined))]],
+  },
+  'pay-page-no-metadata': {
+    leak: [
+      [
+        'metadata',
+        "the pay page shows the request's metadata",
+        () =>
+          onResponse(async (req, res, ctx) => {
+            const id = PAY_PAGE.exec(req.path.split('?')[0]!)?.[1];
+            if (id === undefined || res.status !== 200) return;
+            for (const key of ctx.keys.accountSecrets()) {
+              const read = await ctx.upstream('GET', `/api/v1/payment-requests/${id}`, { key });
+              if (read.status !== 200) continue;
+              res.text = res.text.replace('</body>', `<pre>${JSON.stringify(read.body?.metadata ?? null)}</pre></body>`);
+              res.body = undefined;
+              return;
+            }
+          }),
+      ],
+    ],
   },
   'cors-v1': {
     drop: [
@@ -1073,6 +1101,8 @@ const SURFACE_RECIPES: Record<SurfaceTarget['rule'], Partial<Record<OperatorName
     drop: [
       ['created', 'no `payment_request.created` events', () => onEvents((events) => events.filter((event) => event?.type !== 'payment_request.created'))],
       ['completed', 'no `payment_request.completed` events', () => onEvents((events) => events.filter((event) => event?.type !== 'payment_request.completed'))],
+      ['failed', 'no `payment_request.failed` events', () => onEvents((events) => events.filter((event) => event?.type !== 'payment_request.failed'))],
+      ['expired', 'no `payment_request.expired` events', () => onEvents((events) => events.filter((event) => event?.type !== 'payment_request.expired'))],
     ],
     duplicate: [['created-twice', 'a second `payment_request.created` event (another id) for every create', () => onEvents((events) => events.flatMap((event) => (event?.type === 'payment_request.created' ? [event, { ...event, id: `${event.id}2` }] : [event])))]],
     stale: [['completed-as-created', 'a completion listed as `payment_request.created`', () => eachEvent((event) => void (event.type === 'payment_request.completed' && (event.type = 'payment_request.created')))]],

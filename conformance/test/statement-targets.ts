@@ -63,6 +63,9 @@ export type SurfaceRule =
   | 'deliveries-newest-first'
   | 'journal-newest-first'
   | 'journal-no-secrets'
+  | 'journal-delete'
+  | 'pay-page-no-key'
+  | 'pay-page-no-metadata'
   | 'cors-v1'
   | 'cors-sandbox';
 
@@ -227,6 +230,9 @@ export const TARGETS: Readonly<Record<string, readonly Target[]>> = {
   'contract.webhooks.redeliver': [answer('redeliver', 202, {}, 'POST')],
   'contract.journal.list': [answer('journal', 200, { data: 'object' }, 'GET'), { kind: 'surface', rule: 'journal-newest-first' }],
   'contract.journal.no-secrets': [{ kind: 'surface', rule: 'journal-no-secrets' }],
+  'contract.journal.delete': [{ kind: 'surface', rule: 'journal-delete' }],
+  'contract.pay-page.no-key': [{ kind: 'surface', rule: 'pay-page-no-key' }],
+  'contract.pay-page.no-metadata': [{ kind: 'surface', rule: 'pay-page-no-metadata' }],
   'contract.openapi.served': [answer('openapi', 200, { openapi: 'string', paths: 'object', webhooks: 'object' }, 'GET')],
   'contract.browser.cors-v1': [{ kind: 'surface', rule: 'cors-v1' }],
   'contract.browser.cors-sandbox': [{ kind: 'surface', rule: 'cors-sandbox' }],
