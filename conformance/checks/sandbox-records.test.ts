@@ -64,6 +64,14 @@ const FAULTS: Array<{ catches: string; fault: Fault }> = [
     fault: { name: 'the control API answers any origin', description: '', response: (req, res) => void (req.path.startsWith('/sandbox/v1/') && (res.headers['access-control-allow-origin'] = '*')) },
   },
   {
+    catches: 'sandbox.webhook-delivery',
+    fault: { name: 'deliveries signed with another secret', description: '', delivery: (delivery) => void (delivery.headers['webhook-signature'] = 'v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=') },
+  },
+  {
+    catches: 'sandbox.webhook-delivery',
+    fault: { name: 'deliveries never sent', description: '', delivery: () => 'drop' },
+  },
+  {
     catches: 'sandbox.pay-page',
     fault: { name: 'the pay page needs a key', description: '', request: (req) => (req.path.startsWith('/pay/') && req.key === undefined ? jsonResponse(401, { error: { code: 'unauthorized', message: 'no key' } }) : undefined) },
   },
@@ -90,7 +98,7 @@ describe('the checks of what a sandbox records and of its HTTP server', () => {
 
   it('skip CORS and the pay page, saying why, for a target in the page (inPage: MSW handlers have no CORS to guard, nor pages)', async () => {
     const result = await runConformance({ baseUrl: server.url, ...KEYS, profile: 'full', inPage: true }, CHECKS);
-    const inPageOnly = ['sandbox.cors', 'sandbox.pay-page'];
+    const inPageOnly = ['sandbox.cors', 'sandbox.pay-page', 'sandbox.webhook-delivery'];
     for (const id of inPageOnly) {
       expect(outcomes(result)[id]).toBe('skipped');
       expect(result.checks.find((check) => check.id === id)?.message).toMatch(/HTTP server/);

@@ -8,9 +8,11 @@
 import type { CheckContext } from '../check.js';
 import { CheckSkipped } from '../check-errors.js';
 import type { ApiAnswer } from '../client.js';
-import { CONTROL } from './control-support.js';
+import { Webhook } from 'standardwebhooks';
+import { CONTROL, transitionPath } from './control-support.js';
 import { isAbsent, inOwnPlace, isTimestamp, listAnswer, objectAnswer, safeBody, surfaceCheck, type Place } from './surface-support.js';
-import { assert, COLLECTION, createPaymentRequest, isObject, show, sleep } from './support.js';
+import { assert, COLLECTION, createPaymentRequest, deepEqual, isObject, show, sleep } from './support.js';
+import { startReceiver, type ReceivedDelivery, type WebhookReceiver } from './webhook-receiver.js';
 
 /** A URL that refuses every connection (the discard port of loopback): each attempt fails at once. */
 const REFUSING_URL = 'http://127.0.0.1:9/lnpr-conformance-refused';
@@ -106,6 +108,87 @@ async function holdDeliveries(context: CheckContext, place: Place): Promise<void
   }
 }
 
+/** Whether the target runs on this machine's loopback (so it can reach a receiver on 127.0.0.1). */
+function onLoopback(baseUrl: string): boolean {
+  const host = new URL(baseUrl).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** How long a delivery may take to arrive. */
+const DELIVERED_WITHIN_MS = 10_000;
+/** How far a delivery's `webhook-timestamp` (real Unix seconds) may be from the receiver's clock. */
+const TIMESTAMP_TOLERANCE_S = 300;
+
+/**
+ * Registers a receiver of its own for completions only, creates a request and completes it, and
+ * reads what arrives: one POST of the completion event (never of the create), `content-type:
+ * application/json`, `webhook-id` the event's id, `webhook-timestamp` real Unix seconds, and a
+ * `webhook-signature` that the `standardwebhooks` library verifies with the endpoint's secret;
+ * the body the event as listed, its data the request as the completion answered.
+ */
+async function holdWebhookDelivery(context: CheckContext, place: Place): Promise<void> {
+  if (!onLoopback(context.client.baseUrl)) throw new CheckSkipped(`the check's receiver listens on 127.0.0.1, which a target at ${new URL(context.client.baseUrl).host} cannot reach`);
+  let receiver: WebhookReceiver;
+  try {
+    receiver = await startReceiver();
+  } catch (error) {
+    throw new CheckSkipped(`no webhook receiver can run here (${(error as Error).message.slice(0, 100)})`);
+  }
+  const endpoints = `${CONTROL}/webhook-endpoints`;
+  let endpoint: string | undefined;
+  try {
+    const made = await context.client.post(endpoints, { ...place.call, body: { url: receiver.url, events: ['payment_request.completed'] } });
+    if (isAbsent(made)) throw new CheckSkipped(`the target has no webhook endpoints (POST ${endpoints} answered ${made.status})`);
+    if (made.status === 400 || made.status === 422) throw new CheckSkipped(`POST ${endpoints} refused a loopback URL (${made.status} ${safeBody(made)}): a sandbox that listens beyond loopback may`);
+    const registered = objectAnswer(made, 201, `POST ${endpoints} {"url": "<a receiver on 127.0.0.1>", "events": ["payment_request.completed"]}`);
+    endpoint = String(registered.id);
+    const secret = String(registered.secret);
+
+    const request = await createPaymentRequest(context, { description: 'lnpr conformance: a delivered completion' }, place.call);
+    const completed = await context.client.post(transitionPath(request.id, 'complete'), place.call);
+    assert(completed.status === 200, `POST ${transitionPath(request.id, 'complete')}: expected 200, got ${completed.status} ${safeBody(completed)}`);
+    const about = (delivery: ReceivedDelivery) => {
+      const body = parseJson(delivery.text);
+      return isObject(body) && isObject(body.data) && body.data.id === request.id ? body : undefined;
+    };
+    const deadline = Date.now() + DELIVERED_WITHIN_MS;
+    while (!receiver.received().some((delivery) => about(delivery)?.type === 'payment_request.completed') && Date.now() < deadline) await sleep(50);
+    const ours = receiver.received().filter((delivery) => about(delivery) !== undefined);
+    const delivery = ours.find((candidate) => about(candidate)!.type === 'payment_request.completed');
+    assert(delivery !== undefined, `an endpoint registered for payment_request.completed: expected the completion of ${request.id} delivered within ${DELIVERED_WITHIN_MS / 1000} s, got ${ours.length === 0 ? 'nothing' : `only ${ours.map((other) => show(about(other)!.type)).join(', ')}`}`);
+    const filtered = ours.filter((other) => about(other)!.type !== 'payment_request.completed');
+    assert(filtered.length === 0, `an endpoint registered for payment_request.completed only: expected no other event, got ${filtered.map((other) => show(about(other)!.type)).join(', ')} of ${request.id}`);
+
+    const event = about(delivery)!;
+    const problems: string[] = [];
+    if (delivery.method !== 'POST') problems.push(`method: expected POST, got ${delivery.method}`);
+    if (!/^application\/json\b/i.test(delivery.headers['content-type'] ?? '')) problems.push(`content-type: expected application/json, got ${show(delivery.headers['content-type'])}`);
+    if (delivery.headers['webhook-id'] !== event.id) problems.push(`webhook-id: expected the event's id (${show(event.id)}), got ${show(delivery.headers['webhook-id'])}`);
+    const timestamp = Number(delivery.headers['webhook-timestamp']);
+    if (!(/^\d+$/.test(delivery.headers['webhook-timestamp'] ?? '') && Math.abs(timestamp - Date.now() / 1000) <= TIMESTAMP_TOLERANCE_S)) {
+      problems.push(`webhook-timestamp: expected real Unix seconds (about ${Math.round(Date.now() / 1000)}), got ${show(delivery.headers['webhook-timestamp'])}`);
+    }
+    try {
+      new Webhook(secret).verify(delivery.text, delivery.headers);
+    } catch (error) {
+      problems.push(`webhook-signature: the standardwebhooks library does not verify it with the endpoint's secret (${(error as Error).message})`);
+    }
+    if (!deepEqual(event.data, completed.body)) problems.push('the body\'s data: expected the payment request as the completion answered it');
+    assert(problems.length === 0, `the delivery of payment_request.completed of ${request.id}: ${problems.join('; ')}`);
+  } finally {
+    if (endpoint !== undefined) await context.client.request('DELETE', `${endpoints}/${encodeURIComponent(endpoint)}`, place.call);
+    await receiver.close();
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Header names in a journal entry's `headers`, lower-cased (an object or a list of pairs). */
 function headerNames(headers: unknown): string[] {
   if (Array.isArray(headers)) return headers.map((pair) => String(Array.isArray(pair) ? pair[0] : isObject(pair) ? pair.name : pair).toLowerCase());
@@ -170,6 +253,15 @@ export const sandboxRecordChecks = [
     'CONTRACT: Webhooks',
     'CONTRACT: "GET /sandbox/v1/webhook-deliveries (?event=evt_…): every delivery attempt, newest first → 200 {"data": [{"id", "event", "endpoint", "attempt", "status", "responseStatus", "error", "scheduledAt", "attemptedAt", "durationMs"}, …]}"; "POST /sandbox/v1/events/{id}/redeliver: sends the event again to the account\'s matching endpoints → 202"',
     (context) => inOwnPlace(context, (place) => holdDeliveries(context, place)),
+  ),
+  surfaceCheck(
+    'sandbox.webhook-delivery',
+    ['contract.webhooks.emit', 'contract.webhooks.standard-signed', 'contract.webhooks.headers', 'contract.webhooks.events-filter'],
+    "A completion is delivered to an endpoint registered for completions only (and nothing else of the request): POST, application/json, webhook-id the event's id, webhook-timestamp real Unix seconds, a webhook-signature the standardwebhooks library verifies; the body's data the request as completed (a receiver on 127.0.0.1: targets on this machine)",
+    'CONTRACT: Webhooks',
+    'CONTRACT: "The sandbox emits an event on every change of a payment request and delivers it to the account\'s webhook endpoints, signed per the Standard Webhooks specification, so any Standard Webhooks library verifies it"; "events filters by type"; "Each attempt: POST, content-type: application/json, webhook-id (the event id …), webhook-timestamp (real Unix seconds), webhook-signature"',
+    (context) => inOwnPlace(context, (place) => holdWebhookDelivery(context, place)),
+    ['httpServer'],
   ),
   surfaceCheck(
     'sandbox.request-journal',

@@ -101,6 +101,7 @@ export const SHARED_CATCH: Readonly<Record<string, string>> = {
   'sandbox.webhook-deliveries': 'no hand-written fault touches delivery attempts; its own faults (oldest first, a redelivery that sends nothing) are in sandbox-records.test.ts, and the generated faults of contract.webhooks.deliveries-list and .redeliver are killed by it',
   'sandbox.request-journal': 'no hand-written fault touches the request journal; its own faults (the key kept, oldest first) are in sandbox-records.test.ts, and the generated faults of contract.journal.* are killed by it',
   'sandbox.openapi-document': 'no hand-written fault touches /openapi.json; its own fault (not served) is in sandbox-records.test.ts, and the generated faults of contract.openapi.served are killed by it',
+  'sandbox.webhook-delivery': 'no hand-written fault touches a delivery on its way (the proxy relays deliveries only for faults that rewrite them); its own faults (another signature, none sent) are in sandbox-records.test.ts, and the generated faults of contract.webhooks.emit, .standard-signed, .headers and .events-filter are killed by it',
   'sandbox.pay-page': 'no hand-written fault touches the pay page; its own fault (a key needed) is in sandbox-records.test.ts, and the generated faults of contract.pay-page.* are killed by it',
   'sandbox.cors': 'no hand-written fault touches CORS; its own faults (none on /api/v1, any origin on /sandbox/v1) are in sandbox-records.test.ts, and the generated faults of contract.browser.cors-* are killed by it',
 };

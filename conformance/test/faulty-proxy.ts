@@ -58,6 +58,18 @@ export interface Fault {
   request?(req: ProxyRequest, ctx: ProxyContext): void | ProxyResponse | Promise<void | ProxyResponse>;
   /** Rewrites the upstream's response in place. */
   response?(req: ProxyRequest, res: ProxyResponse, ctx: ProxyContext): void | Promise<void>;
+  /**
+   * Rewrites a webhook delivery on its way from the upstream to its receiver, or drops it
+   * (`'drop'`: the receiver gets nothing, the upstream a 200). With this hook the proxy registers
+   * itself as every endpoint's URL (relaying to the URL given) and answers the URL given back.
+   */
+  delivery?(delivery: ProxyDelivery, ctx: ProxyContext): void | 'drop' | Promise<void | 'drop'>;
+}
+
+/** A webhook delivery as a fault sees it (mutable): lower-case header names, the body as sent. */
+export interface ProxyDelivery {
+  headers: Record<string, string>;
+  text: string;
 }
 
 /** A running proxy. */
@@ -67,6 +79,8 @@ export interface RunningProxy {
 }
 
 const COLLECTION = '/api/v1/payment-requests';
+/** Where the proxy takes webhook deliveries to relay: the receiver's URL follows, encoded. */
+const RELAY_PATH = '/__lnpr-relay/';
 /** Headers that belong to one connection (and accept-encoding, so the upstream never compresses what a fault reads). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade', 'te', 'trailer', 'accept-encoding']);
 
@@ -129,6 +143,8 @@ export async function startProxy(upstreamUrl: string, fault: Fault): Promise<Run
     },
   };
 
+  /** This proxy's own URL, once it listens (the relay's address, for faults with a delivery hook). */
+  let selfUrl = '';
   const server: Server = createServer((incoming, outgoing) => {
     handle(incoming, outgoing).catch((error: unknown) => {
       if (!outgoing.headersSent) {
@@ -141,6 +157,7 @@ export async function startProxy(upstreamUrl: string, fault: Fault): Promise<Run
   });
 
   async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+    if (fault.delivery && (incoming.url ?? '').startsWith(RELAY_PATH)) return relay(incoming, outgoing, fault.delivery);
     const chunks: Buffer[] = [];
     for await (const chunk of incoming) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks);
@@ -162,6 +179,8 @@ export async function startProxy(upstreamUrl: string, fault: Fault): Promise<Run
     };
 
     const originalBody = parsed.ok ? JSON.stringify(parsed.value) : undefined;
+    const endpoints = fault.delivery !== undefined && /^\/sandbox\/v1\/webhook-endpoints(\/|\?|$)/.test(path);
+    if (endpoints && req.method === 'POST' && typeof req.body?.url === 'string') req.body.url = `${selfUrl}${RELAY_PATH}${encodeURIComponent(req.body.url)}`;
     let res: ProxyResponse | void = await fault.request?.(req, ctx);
     if (!res) {
       const changedBody = req.body !== undefined && JSON.stringify(req.body) !== originalBody;
@@ -170,6 +189,8 @@ export async function startProxy(upstreamUrl: string, fault: Fault): Promise<Run
       res = await sendUpstream(req.method, req.path, forwardHeaders, hasBody ? (changedBody ? JSON.stringify(req.body) : raw) : undefined);
       ctx.keys.learn(req.method, req.path, req.key, res.status, res.body);
       const original = res.body === undefined ? undefined : JSON.stringify(res.body);
+      // Each endpoint's URL as the client gave it, not the relay's.
+      if (endpoints) for (const endpoint of Array.isArray(res.body?.data) ? res.body.data : [res.body]) if (typeof endpoint?.url === 'string' && endpoint.url.startsWith(`${selfUrl}${RELAY_PATH}`)) endpoint.url = decodeURIComponent(endpoint.url.slice(`${selfUrl}${RELAY_PATH}`.length));
       await fault.response?.(req, res, ctx);
       send(outgoing, res, original);
     } else {
@@ -177,11 +198,28 @@ export async function startProxy(upstreamUrl: string, fault: Fault): Promise<Run
     }
   }
 
+  /** A delivery to the relay: rewritten (or dropped) by the fault, then sent on to its receiver, whose answer goes back. */
+  async function relay(incoming: IncomingMessage, outgoing: ServerResponse, rewrite: NonNullable<Fault['delivery']>): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of incoming) chunks.push(chunk as Buffer);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(incoming.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    const delivery: ProxyDelivery = { headers, text: Buffer.concat(chunks).toString('utf8') };
+    if ((await rewrite(delivery, ctx)) === 'drop') {
+      outgoing.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      return;
+    }
+    const receiver = new URL(decodeURIComponent((incoming.url ?? '').slice(RELAY_PATH.length)));
+    const answer = await fetch(receiver, { method: incoming.method ?? 'POST', headers: delivery.headers, body: delivery.text, signal: AbortSignal.timeout(10_000) });
+    outgoing.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(await answer.text());
+  }
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  selfUrl = `http://127.0.0.1:${port}`;
   return {
     url: `http://127.0.0.1:${port}`,
     close: () =>

@@ -48,6 +48,7 @@ function watched(hooks: Hooks, errors: string[]): Hooks {
   return {
     ...(hooks.request ? { request: async (req, ctx) => { try { return await hooks.request!(req, ctx); } catch (error) { return note(error); } } } : {}),
     ...(hooks.response ? { response: async (req, res, ctx) => { try { await hooks.response!(req, res, ctx); } catch (error) { note(error); } } } : {}),
+    ...(hooks.delivery ? { delivery: async (delivery, ctx) => { try { return await hooks.delivery!(delivery, ctx); } catch (error) { return note(error); } } } : {}),
   };
 }
 
@@ -117,7 +118,11 @@ describe('the generated fault set', () => {
         report.variants.map((v) => `  ${v.id} ${v.passed === undefined ? `not generated: ${v.notGenerated}` : v.passed ? 'pass' : `FAIL ${v.failed.join(' ')}`}`).join('\n'),
     );
 
-    if (ONLY) return;
+    // While developing (LNPR_FAULTGEN_ONLY): which checks killed each fault, so a kill for the wrong reason shows.
+    if (ONLY) {
+      console.log(`\nKilled by:\n${report.killedBy.map((k) => `  ${k.id}: ${k.checks.join(' ') || k.error}`).join('\n')}`);
+      return;
+    }
     const survivors = report.survivors.map((s) => s.id);
     const known = new Set(KNOWN_SURVIVORS[SIZE]);
     expect(survivors.filter((id) => !known.has(id)), 'faults that survive and are not listed in known-survivors.ts').toEqual([]);

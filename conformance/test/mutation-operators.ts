@@ -25,7 +25,7 @@ import {
 } from './proxy-hooks.js';
 import { chain, sha256Hex } from './rewrites.js';
 import type { RunKeys } from './run-keys.js';
-import type { ProxyContext, ProxyRequest, ProxyResponse } from './faulty-proxy.js';
+import type { ProxyContext, ProxyDelivery, ProxyRequest, ProxyResponse } from './faulty-proxy.js';
 import type { ControlCall, Target, ValueType } from './statement-targets.js';
 
 export const OPERATOR_NAMES = ['drop', 'duplicate', 'retype', 'boundary', 're-encode', 'stale', 'leak', 'side-effect', 'loosen', 'break'] as const;
@@ -1005,6 +1005,11 @@ function onList(call: RegExp, edit: (list: any[], req: ProxyRequest) => void | u
   });
 }
 
+/** Rewrites each webhook delivery on its way to its receiver (or drops it). */
+function onDelivery(edit: (delivery: ProxyDelivery) => void | 'drop'): Hooks {
+  return { delivery: (delivery) => edit(delivery) };
+}
+
 /** Edits the headers of answers to paths under `prefix` (CORS preflights too). */
 function onHeaders(prefix: string, edit: (headers: Record<string, string>, req: ProxyRequest, res: ProxyResponse) => void): Hooks {
   return onResponse((req, res) => void (req.path.startsWith(prefix) && edit(res.headers, req, res)));
@@ -1016,7 +1021,7 @@ const PAY_PAGE = /^\/pay\/([^/]+)$/;
 const JOURNAL = /^requests$/;
 
 /** The mutants of the recipes below: what a sandbox records, and CORS. */
-const RECORD_RECIPES: Record<'deliveries-newest-first' | 'journal-newest-first' | 'journal-no-secrets' | 'journal-delete' | 'pay-page-no-key' | 'pay-page-no-metadata' | 'cors-v1' | 'cors-sandbox', Partial<Record<OperatorName, Recipe[]>>> = {
+const RECORD_RECIPES: Record<'deliveries-newest-first' | 'journal-newest-first' | 'journal-no-secrets' | 'journal-delete' | 'delivery-emit' | 'delivery-signed' | 'delivery-headers' | 'delivery-filter' | 'pay-page-no-key' | 'pay-page-no-metadata' | 'cors-v1' | 'cors-sandbox', Partial<Record<OperatorName, Recipe[]>>> = {
   'deliveries-newest-first': {
     break: [['oldest-first', 'delivery attempts listed oldest first', () => onList(DELIVERIES, (list) => [...list].reverse())]],
     drop: [['newest-delivery', 'the attempts of the newest delivery left out of the list', () => onList(DELIVERIES, (list) => list.filter((attempt) => attempt?.id !== list[0]?.id))]],
@@ -1035,6 +1040,38 @@ const RECORD_RECIPES: Record<'deliveries-newest-first' | 'journal-newest-first' 
   },
   'journal-delete': {
     stale: [['kept', '`DELETE /sandbox/v1/requests` answers 204 and empties nothing', () => onRequest((req) => (isSurface(req, 'DELETE', JOURNAL) ? jsonResponse(204, undefined) : undefined))]],
+  },
+  'delivery-emit': {
+    drop: [['never', 'webhook deliveries never reach the endpoint (the sandbox records them delivered)', () => onDelivery(() => 'drop')]],
+  },
+  'delivery-signed': {
+    break: [['changed', 'webhook signatures with one character changed', () => onDelivery((delivery) => void (delivery.headers['webhook-signature'] = (delivery.headers['webhook-signature'] ?? '').replace(/.(?=.{4}$)/, (c) => (c === 'A' ? 'B' : 'A'))))]],
+    're-encode': [['hex', 'webhook signatures in hex, not base64', () => onDelivery((delivery) => void (delivery.headers['webhook-signature'] = (delivery.headers['webhook-signature'] ?? '').replace(/v1,(\S+)/g, (_, b64: string) => `v1,${Buffer.from(b64, 'base64').toString('hex')}`)))]],
+    drop: [['header', 'webhook deliveries without webhook-signature', () => onDelivery((delivery) => void delete delivery.headers['webhook-signature'])]],
+  },
+  'delivery-headers': {
+    drop: [['webhook-id', 'webhook deliveries without webhook-id', () => onDelivery((delivery) => void delete delivery.headers['webhook-id'])]],
+    're-encode': [['timestamp-ms', 'webhook-timestamp in milliseconds', () => onDelivery((delivery) => void (delivery.headers['webhook-timestamp'] = `${delivery.headers['webhook-timestamp']}000`))]],
+    break: [['random-id', 'webhook-id a new random id, not the event id', () => onDelivery((delivery) => void (delivery.headers['webhook-id'] = `msg_${Math.random().toString(36).slice(2)}`))]],
+    retype: [['text-plain', 'webhook deliveries sent as text/plain', () => onDelivery((delivery) => void (delivery.headers['content-type'] = 'text/plain'))]],
+  },
+  'delivery-filter': {
+    loosen: [['widened', 'deliveries of every event type, whatever the endpoint\'s events ask (the filter kept in its answer)', () => {
+      const filters = new Map<string, unknown>();
+      return {
+        request(req) {
+          if (!isSurface(req, 'POST', ENDPOINTS) || !Array.isArray(req.body?.events)) return;
+          filters.set(String(req.body.url), req.body.events);
+          delete req.body.events;
+        },
+        response(req, res) {
+          if (isSurface(req, 'POST', ENDPOINTS) && res.body && typeof res.body === 'object') {
+            const asked = [...filters.entries()].find(([url]) => url.endsWith(encodeURIComponent(String(res.body.url))) || url === res.body.url)?.[1];
+            if (asked) res.body.events = asked;
+          }
+        },
+      };
+    }]],
   },
   'pay-page-no-key': {
     drop: [['key', '`GET /pay/{id}` needs a key: 401 without one', () => onRequest((req) => (PAY_PAGE.test(req.path.split('?')[0]!) && req.key === undefined ? jsonResponse(401, { error: { code: 'unauthorized', message: 'missing API key' } }) : undefined))]],

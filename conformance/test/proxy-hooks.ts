@@ -8,7 +8,7 @@ import { isPaymentRequest, jsonResponse, type Fault, type ProxyContext, type Pro
 import { eachPaymentRequestAndEvent } from './rewrites.js';
 import type { Where } from './statement-targets.js';
 
-export type Hooks = Pick<Fault, 'request' | 'response'>;
+export type Hooks = Pick<Fault, 'request' | 'response' | 'delivery'>;
 
 /** Which answers a field rule is about: `where` (default all) and `only` (a kind of request). */
 export function matches(pr: Record<string, any>, req: ProxyRequest, where?: readonly Where[], only?: 'custodial' | 'nwc' | 'completed'): boolean {

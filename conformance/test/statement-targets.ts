@@ -65,6 +65,10 @@ export type SurfaceRule =
   | 'journal-no-secrets'
   | 'journal-delete'
   | 'pay-page-no-key'
+  | 'delivery-emit'
+  | 'delivery-signed'
+  | 'delivery-headers'
+  | 'delivery-filter'
   | 'pay-page-no-metadata'
   | 'cors-v1'
   | 'cors-sandbox';
@@ -231,6 +235,10 @@ export const TARGETS: Readonly<Record<string, readonly Target[]>> = {
   'contract.journal.list': [answer('journal', 200, { data: 'object' }, 'GET'), { kind: 'surface', rule: 'journal-newest-first' }],
   'contract.journal.no-secrets': [{ kind: 'surface', rule: 'journal-no-secrets' }],
   'contract.journal.delete': [{ kind: 'surface', rule: 'journal-delete' }],
+  'contract.webhooks.emit': [{ kind: 'surface', rule: 'delivery-emit' }],
+  'contract.webhooks.standard-signed': [{ kind: 'surface', rule: 'delivery-signed' }],
+  'contract.webhooks.headers': [{ kind: 'surface', rule: 'delivery-headers' }],
+  'contract.webhooks.events-filter': [{ kind: 'surface', rule: 'delivery-filter' }],
   'contract.pay-page.no-key': [{ kind: 'surface', rule: 'pay-page-no-key' }],
   'contract.pay-page.no-metadata': [{ kind: 'surface', rule: 'pay-page-no-metadata' }],
   'contract.openapi.served': [answer('openapi', 200, { openapi: 'string', paths: 'object', webhooks: 'object' }, 'GET')],
