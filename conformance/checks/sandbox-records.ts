@@ -124,7 +124,7 @@ const TIMESTAMP_TOLERANCE_S = 300;
  * reads what arrives: one POST of the completion event (never of the create), `content-type:
  * application/json`, `webhook-id` the event's id, `webhook-timestamp` real Unix seconds, and a
  * `webhook-signature` that the `standardwebhooks` library verifies with the endpoint's secret;
- * the body the event as listed, its data the request as the completion answered.
+ * the body the event as the events list shows it (whose data sandbox.events-list holds to GET).
  */
 async function holdWebhookDelivery(context: CheckContext, place: Place): Promise<void> {
   if (!onLoopback(context.client.baseUrl)) throw new CheckSkipped(`the check's receiver listens on 127.0.0.1, which a target at ${new URL(context.client.baseUrl).host} cannot reach`);
@@ -147,23 +147,27 @@ async function holdWebhookDelivery(context: CheckContext, place: Place): Promise
     const request = await createPaymentRequest(context, { description: 'lnpr conformance: a delivered completion' }, place.call);
     const completed = await context.client.post(transitionPath(request.id, 'complete'), place.call);
     assert(completed.status === 200, `POST ${transitionPath(request.id, 'complete')}: expected 200, got ${completed.status} ${safeBody(completed)}`);
-    const about = (delivery: ReceivedDelivery) => {
-      const body = parseJson(delivery.text);
-      return isObject(body) && isObject(body.data) && body.data.id === request.id ? body : undefined;
-    };
-    const deadline = Date.now() + DELIVERED_WITHIN_MS;
-    while (!receiver.received().some((delivery) => about(delivery)?.type === 'payment_request.completed') && Date.now() < deadline) await sleep(50);
-    const ours = receiver.received().filter((delivery) => about(delivery) !== undefined);
-    const delivery = ours.find((candidate) => about(candidate)!.type === 'payment_request.completed');
-    assert(delivery !== undefined, `an endpoint registered for payment_request.completed: expected the completion of ${request.id} delivered within ${DELIVERED_WITHIN_MS / 1000} s, got ${ours.length === 0 ? 'nothing' : `only ${ours.map((other) => show(about(other)!.type)).join(', ')}`}`);
-    const filtered = ours.filter((other) => about(other)!.type !== 'payment_request.completed');
-    assert(filtered.length === 0, `an endpoint registered for payment_request.completed only: expected no other event, got ${filtered.map((other) => show(about(other)!.type)).join(', ')} of ${request.id}`);
+    // The request's events as the target lists them: what its deliveries must carry.
+    const eventsPath = `${CONTROL}/events?limit=${place.scratch ? 100 : 1000}`;
+    const eventOf = (list: unknown[], type: string) => list.find((event) => isObject(event) && event.type === type && isObject(event.data) && event.data.id === request.id) as Record<string, any> | undefined;
+    const listed = await context.client.get(eventsPath, place.call);
+    if (isAbsent(listed)) throw new CheckSkipped(`the target lists no events (GET ${eventsPath} answered ${listed.status}): a delivery is told apart by its event`);
+    const events = await listUntil(context, place, eventsPath, (list) => eventOf(list, 'payment_request.completed') !== undefined);
+    const [createdEvent, completedEvent] = [eventOf(events, 'payment_request.created'), eventOf(events, 'payment_request.completed')];
+    if (completedEvent === undefined) throw new CheckSkipped(`GET ${eventsPath} lists no payment_request.completed event of ${request.id}: sandbox.events-list holds the events`);
 
-    const event = about(delivery)!;
+    const bodyOf = (delivery: ReceivedDelivery) => parseJson(delivery.text) as Record<string, any> | undefined;
+    const deliveriesOf = (event: Record<string, any> | undefined) => (event === undefined ? [] : receiver.received().filter((delivery) => bodyOf(delivery)?.id === event.id || delivery.headers['webhook-id'] === event.id));
+    const deadline = Date.now() + DELIVERED_WITHIN_MS;
+    while (deliveriesOf(completedEvent).length === 0 && Date.now() < deadline) await sleep(50);
+    const delivery = deliveriesOf(completedEvent)[0];
+    assert(delivery !== undefined, `an endpoint registered for payment_request.completed: expected the completion of ${request.id} (${completedEvent.id}) delivered within ${DELIVERED_WITHIN_MS / 1000} s, got nothing (${receiver.received().length} other deliveries)`);
+    assert(deliveriesOf(createdEvent).length === 0, `an endpoint registered for payment_request.completed only: the payment_request.created event of ${request.id} was delivered to it too`);
+
     const problems: string[] = [];
     if (delivery.method !== 'POST') problems.push(`method: expected POST, got ${delivery.method}`);
     if (!/^application\/json\b/i.test(delivery.headers['content-type'] ?? '')) problems.push(`content-type: expected application/json, got ${show(delivery.headers['content-type'])}`);
-    if (delivery.headers['webhook-id'] !== event.id) problems.push(`webhook-id: expected the event's id (${show(event.id)}), got ${show(delivery.headers['webhook-id'])}`);
+    if (delivery.headers['webhook-id'] !== completedEvent.id) problems.push(`webhook-id: expected the event's id (${show(completedEvent.id)}), got ${show(delivery.headers['webhook-id'])}`);
     const timestamp = Number(delivery.headers['webhook-timestamp']);
     if (!(/^\d+$/.test(delivery.headers['webhook-timestamp'] ?? '') && Math.abs(timestamp - Date.now() / 1000) <= TIMESTAMP_TOLERANCE_S)) {
       problems.push(`webhook-timestamp: expected real Unix seconds (about ${Math.round(Date.now() / 1000)}), got ${show(delivery.headers['webhook-timestamp'])}`);
@@ -173,7 +177,7 @@ async function holdWebhookDelivery(context: CheckContext, place: Place): Promise
     } catch (error) {
       problems.push(`webhook-signature: the standardwebhooks library does not verify it with the endpoint's secret (${(error as Error).message})`);
     }
-    if (!deepEqual(event.data, completed.body)) problems.push('the body\'s data: expected the payment request as the completion answered it');
+    if (!deepEqual(bodyOf(delivery), completedEvent)) problems.push(`the body: expected the event as GET ${CONTROL}/events lists it (id, type, timestamp, data)`);
     assert(problems.length === 0, `the delivery of payment_request.completed of ${request.id}: ${problems.join('; ')}`);
   } finally {
     if (endpoint !== undefined) await context.client.request('DELETE', `${endpoints}/${encodeURIComponent(endpoint)}`, place.call);
@@ -257,7 +261,7 @@ export const sandboxRecordChecks = [
   surfaceCheck(
     'sandbox.webhook-delivery',
     ['contract.webhooks.emit', 'contract.webhooks.standard-signed', 'contract.webhooks.headers', 'contract.webhooks.events-filter'],
-    "A completion is delivered to an endpoint registered for completions only (and nothing else of the request): POST, application/json, webhook-id the event's id, webhook-timestamp real Unix seconds, a webhook-signature the standardwebhooks library verifies; the body's data the request as completed (a receiver on 127.0.0.1: targets on this machine)",
+    "A completion is delivered to an endpoint registered for completions only (and nothing else of the request): POST, application/json, webhook-id the event's id, webhook-timestamp real Unix seconds, a webhook-signature the standardwebhooks library verifies; the body the event as the events list shows it (a receiver on 127.0.0.1: targets on this machine)",
     'CONTRACT: Webhooks',
     'CONTRACT: "The sandbox emits an event on every change of a payment request and delivers it to the account\'s webhook endpoints, signed per the Standard Webhooks specification, so any Standard Webhooks library verifies it"; "events filters by type"; "Each attempt: POST, content-type: application/json, webhook-id (the event id …), webhook-timestamp (real Unix seconds), webhook-signature"',
     (context) => inOwnPlace(context, (place) => holdWebhookDelivery(context, place)),

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { NodeSandboxOptions } from '../../src/sandbox.node.js';
 import { isPaymentRequest, type Fault } from './faulty-proxy.js';
-import { chain, eachPaymentRequest, eachPaymentRequestAndEvent, idRemap, seededRandom, shuffleKeys } from './rewrites.js';
+import { chain, eachDeliveredPaymentRequest, eachPaymentRequest, eachPaymentRequestAndEvent, everywhere, idRemap, seededRandom, shuffleKeys } from './rewrites.js';
 
 /** A conforming variant: upstream options, an optional proxy, and the observations it must show. */
 export interface VariantCase {
@@ -24,6 +24,16 @@ export interface VariantCase {
   warning?: RegExp;
   /** The run pays through an NWC wallet (a funded test wallet of the upstream, as payerNwcUrl). */
   payer?: boolean;
+}
+
+/** The extra fields of the "extra fields" variant. */
+function withExtraFields(pr: Record<string, any>): void {
+  Object.assign(pr, {
+    object: 'payment_request',
+    currency: 'BTC',
+    livemode: false,
+    links: { self: `/api/v1/payment-requests/${pr.id}`, status: `/api/v1/payment-requests/${pr.id}/status` },
+  });
 }
 
 /** Builds every variant, each with fresh state. */
@@ -114,19 +124,13 @@ export function buildVariants(): VariantCase[] {
       proxy: {
         response(req, res) {
           // The payment requests and the events' data (the request as GET answered it then) alike.
-          eachPaymentRequestAndEvent((pr) => {
-            Object.assign(pr, {
-              object: 'payment_request',
-              currency: 'BTC',
-              livemode: false,
-              links: { self: `/api/v1/payment-requests/${pr.id}`, status: `/api/v1/payment-requests/${pr.id}/status` },
-            });
-          })(req, res);
+          eachPaymentRequestAndEvent(withExtraFields)(req, res);
           if (!isPaymentRequest(res.body) && res.status >= 400 && res.body && typeof res.body === 'object') {
             res.body.requestId = `req_${req.method}_${res.status}`;
           }
           res.headers['x-request-id'] = 'req_variant';
         },
+        delivery: eachDeliveredPaymentRequest(withExtraFields),
       },
     },
     {
@@ -153,11 +157,9 @@ export function buildVariants(): VariantCase[] {
     {
       name: 'metadata {} when absent',
       description: 'requests created without metadata show metadata: {} instead of omitting it',
-      proxy: {
-        response: eachPaymentRequestAndEvent((pr) => {
-          if (pr.metadata === undefined) pr.metadata = {};
-        }),
-      },
+      proxy: everywhere((pr) => {
+        if (pr.metadata === undefined) pr.metadata = {};
+      }),
     },
     {
       name: 'fewer headers',
@@ -182,24 +184,20 @@ export function buildVariants(): VariantCase[] {
     {
       name: 'createdAt and updatedAt in whole seconds',
       description: 'createdAt and updatedAt without milliseconds (2026-11-23T10:00:00Z); only expiresAt must carry them',
-      proxy: {
-        response: eachPaymentRequestAndEvent((pr) => {
-          for (const field of ['createdAt', 'updatedAt']) {
-            if (typeof pr[field] === 'string') pr[field] = pr[field].replace(/\.\d+Z$/, 'Z');
-          }
-        }),
-      },
+      proxy: everywhere((pr) => {
+        for (const field of ['createdAt', 'updatedAt']) {
+          if (typeof pr[field] === 'string') pr[field] = pr[field].replace(/\.\d+Z$/, 'Z');
+        }
+      }),
     },
     {
       name: 'upper-case hex',
       description: 'paymentHash and preimage in upper-case hex (the spec fixes no case)',
-      proxy: {
-        response: eachPaymentRequestAndEvent((pr) => {
-          for (const field of ['paymentHash', 'preimage']) {
-            if (typeof pr[field] === 'string') pr[field] = pr[field].toUpperCase();
-          }
-        }),
-      },
+      proxy: everywhere((pr) => {
+        for (const field of ['paymentHash', 'preimage']) {
+          if (typeof pr[field] === 'string') pr[field] = pr[field].toUpperCase();
+        }
+      }),
     },
     {
       name: 'frozen clock',
@@ -232,12 +230,10 @@ export function buildVariants(): VariantCase[] {
             if (res.status >= 400) res.body = { message: 'error', status: res.status };
           },
         },
-        {
-          response: eachPaymentRequestAndEvent((pr) => {
-            if (pr.metadata === undefined) pr.metadata = {};
-            pr.currency = 'BTC';
-          }),
-        },
+        everywhere((pr) => {
+          if (pr.metadata === undefined) pr.metadata = {};
+          pr.currency = 'BTC';
+        }),
         (() => {
           const random = seededRandom(7);
           return {

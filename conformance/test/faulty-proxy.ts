@@ -6,6 +6,7 @@
  */
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { RunKeys } from './run-keys.js';
 
 /** Which endpoint a request is for, so faults need not parse paths. */
@@ -145,6 +146,8 @@ export async function startProxy(upstreamUrl: string, fault: Fault): Promise<Run
 
   /** This proxy's own URL, once it listens (the relay's address, for faults with a delivery hook). */
   let selfUrl = '';
+  /** Each relayed endpoint's secret, by its relay URL. */
+  const secrets = new Map<string, string>();
   const server: Server = createServer((incoming, outgoing) => {
     handle(incoming, outgoing).catch((error: unknown) => {
       if (!outgoing.headersSent) {
@@ -189,7 +192,8 @@ export async function startProxy(upstreamUrl: string, fault: Fault): Promise<Run
       res = await sendUpstream(req.method, req.path, forwardHeaders, hasBody ? (changedBody ? JSON.stringify(req.body) : raw) : undefined);
       ctx.keys.learn(req.method, req.path, req.key, res.status, res.body);
       const original = res.body === undefined ? undefined : JSON.stringify(res.body);
-      // Each endpoint's URL as the client gave it, not the relay's.
+      // Each endpoint's URL as the client gave it, not the relay's; its secret kept, to sign a changed delivery again.
+      if (endpoints && typeof res.body?.url === 'string' && typeof res.body?.secret === 'string') secrets.set(res.body.url, res.body.secret);
       if (endpoints) for (const endpoint of Array.isArray(res.body?.data) ? res.body.data : [res.body]) if (typeof endpoint?.url === 'string' && endpoint.url.startsWith(`${selfUrl}${RELAY_PATH}`)) endpoint.url = decodeURIComponent(endpoint.url.slice(`${selfUrl}${RELAY_PATH}`.length));
       await fault.response?.(req, res, ctx);
       send(outgoing, res, original);
@@ -205,9 +209,15 @@ export async function startProxy(upstreamUrl: string, fault: Fault): Promise<Run
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(incoming.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     const delivery: ProxyDelivery = { headers, text: Buffer.concat(chunks).toString('utf8') };
+    const sent = delivery.text;
     if ((await rewrite(delivery, ctx)) === 'drop') {
       outgoing.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       return;
+    }
+    // A body the fault changed is signed again with the endpoint's secret: the change is the fault's, not a broken signature.
+    const secret = secrets.get(`${selfUrl}${incoming.url ?? ''}`);
+    if (delivery.text !== sent && secret !== undefined) {
+      delivery.headers['webhook-signature'] = new Webhook(secret).sign(delivery.headers['webhook-id'] ?? '', new Date(Number(delivery.headers['webhook-timestamp']) * 1000), delivery.text);
     }
     const receiver = new URL(decodeURIComponent((incoming.url ?? '').slice(RELAY_PATH.length)));
     const answer = await fetch(receiver, { method: incoming.method ?? 'POST', headers: delivery.headers, body: delivery.text, signal: AbortSignal.timeout(10_000) });

@@ -27,6 +27,33 @@ export function eachPaymentRequestAndEvent(
   };
 }
 
+/**
+ * A delivery hook that edits the payment request in each webhook delivery's `data` (the proxy
+ * signs the changed body again): what a variant changes in its answers shows in its deliveries too.
+ */
+export function eachDeliveredPaymentRequest(edit: (pr: Record<string, any>) => void): NonNullable<Fault['delivery']> {
+  return (delivery) => {
+    const body = parseBody(delivery.text);
+    if (!isPaymentRequest(body?.data)) return;
+    edit(body.data);
+    delivery.text = JSON.stringify(body);
+  };
+}
+
+/** Hooks that edit every payment request a client sees: answers, the events list's data, and deliveries. */
+export function everywhere(edit: (pr: Record<string, any>) => void): Pick<Fault, 'response' | 'delivery'> {
+  return { response: eachPaymentRequestAndEvent((pr) => edit(pr)), delivery: eachDeliveredPaymentRequest(edit) };
+}
+
+function parseBody(text: string): Record<string, any> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? (value as Record<string, any>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether an answer is the events list (`GET /sandbox/v1/events`, `{"data": [event, …]}`). */
 export function isEventsList(req: ProxyRequest, res: ProxyResponse): boolean {
   return req.method === 'GET' && /^\/sandbox\/v1\/events\/?(\?|$)/.test(req.path) && Array.isArray(res.body?.data);
@@ -43,10 +70,10 @@ const UPSTREAM_ID = /^pr_[0-9A-Za-z]{24}$/;
 /**
  * Hooks that show clients other ids than the upstream's, consistently both ways: ids in JSON
  * bodies (`id`, `paymentRequestId`) and the `Location` header on the way out, the `{id}` path
- * segment on the way in. Ids the client never saw pass through unchanged (and are not found). A client
+ * segment on the way in (of `/pay/{id}` too). Ids the client never saw pass through unchanged (and are not found). A client
  * id given twice names the latest upstream id.
  */
-export function idRemap(toClient: (upstreamId: string, holder: Record<string, unknown> | undefined) => string): Pick<Fault, 'request' | 'response'> {
+export function idRemap(toClient: (upstreamId: string, holder: Record<string, unknown> | undefined) => string): Pick<Fault, 'request' | 'response' | 'delivery'> {
   const clientOf = new Map<string, string>();
   const upstreamOf = new Map<string, string>();
   const mapOut = (upstreamId: string, holder?: Record<string, unknown>): string => {
@@ -71,15 +98,23 @@ export function idRemap(toClient: (upstreamId: string, holder: Record<string, un
   };
   return {
     request(req) {
-      if (req.id === undefined) return;
-      const upstreamId = upstreamOf.get(req.id);
+      // The id of a v1 or control path, or of the hosted pay page (`/pay/{id}`).
+      const clientId = req.id ?? /^\/pay\/([^/?]+)/.exec(req.path)?.[1];
+      if (clientId === undefined) return;
+      const upstreamId = upstreamOf.get(clientId);
       if (upstreamId === undefined) return;
-      req.path = req.path.replace(/^(\/api\/v1\/payment-requests\/|\/sandbox\/v1\/payment-requests\/)[^/?]+/, `$1${encodeURIComponent(upstreamId)}`);
+      req.path = req.path.replace(/^(\/api\/v1\/payment-requests\/|\/sandbox\/v1\/payment-requests\/|\/pay\/)[^/?]+/, `$1${encodeURIComponent(upstreamId)}`);
     },
     response(_req, res) {
       walk(res.body);
       const location = res.headers.location;
       if (location !== undefined) res.headers.location = location.replace(/pr_[0-9A-Za-z]{24}/g, (id) => mapOut(id));
+    },
+    delivery(delivery) {
+      const body = parseBody(delivery.text);
+      if (body === undefined) return;
+      walk(body);
+      delivery.text = JSON.stringify(body);
     },
   };
 }
@@ -108,9 +143,18 @@ export function shuffleKeys(value: unknown, random: () => number): unknown {
   return Object.fromEntries(keys.map((key) => [key, shuffleKeys((value as Record<string, unknown>)[key], random)]));
 }
 
-/** Combines hooks: requests through each in turn (the first answer wins), responses through each in reverse. */
-export function chain(...parts: Array<Pick<Fault, 'request' | 'response'>>): Pick<Fault, 'request' | 'response'> {
+/** Combines hooks: requests through each in turn (the first answer wins), responses and deliveries through each in reverse. */
+export function chain(...parts: Array<Pick<Fault, 'request' | 'response' | 'delivery'>>): Pick<Fault, 'request' | 'response' | 'delivery'> {
+  const deliveries = parts.filter((part) => part.delivery !== undefined).reverse();
   return {
+    ...(deliveries.length === 0
+      ? {}
+      : {
+          async delivery(delivery, ctx) {
+            for (const part of deliveries) if ((await part.delivery!(delivery, ctx)) === 'drop') return 'drop';
+            return undefined;
+          },
+        }),
     async request(req, ctx) {
       for (const part of parts) {
         const answer = await part.request?.(req, ctx);
