@@ -9,16 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../test/support/sandbox-server.js';
 import { jsonResponse, startProxy, type Fault } from '../test/faulty-proxy.js';
 import { runConformance } from '../run-conformance.js';
-import type { ConformanceResult } from '../result.js';
+import { ADMIN_KEY, notPassed, outcomes, runsBehindFault, SURFACE_KEYS } from '../test/surface-fault-runs.js';
 import { httpServerChecks } from './http-server-rules.js';
 import { sandboxRecordChecks } from './sandbox-records.js';
 
-const KEYS = { apiKey: 'sk_test_custodial', readOnlyKey: 'sk_test_readonly', nwcKey: 'sk_test_nwc' } as const;
-const ADMIN_KEY = 'sk_test_admin';
+const KEYS = SURFACE_KEYS;
 const CHECKS = [...sandboxRecordChecks, ...httpServerChecks];
-
-const outcomes = (result: ConformanceResult) => Object.fromEntries(result.checks.map((check) => [check.id, check.outcome]));
-const notPassed = (result: ConformanceResult) => result.checks.filter((check) => check.outcome !== 'passed').map((check) => `${check.id} ${check.outcome}: ${check.message ?? ''}`);
 const isList = (req: { path: string; method: string }, path: string) => req.method === 'GET' && req.path.split('?')[0] === path;
 
 /** Faults, each breaking one promise, with the check that must fail. */
@@ -124,16 +120,10 @@ describe('the checks of what a sandbox records and of its HTTP server', () => {
 
   for (const { catches, fault } of FAULTS) {
     it(`${catches} fails against "${fault.name}", with and without the admin key`, async () => {
-      const proxy = await startProxy(server.url, fault);
-      try {
-        const runs = await Promise.all([ADMIN_KEY, undefined].map((adminKey) => runConformance({ baseUrl: proxy.url, ...KEYS, ...(adminKey ? { adminKey } : {}), profile: 'full' }, CHECKS)));
-        for (const result of runs) {
-          expect(outcomes(result)[catches]).toBe('failed');
-          // Messages never show a key.
-          expect(result.checks.map((check) => check.message ?? '').join('\n')).not.toMatch(/sk_test_[A-Za-z0-9]/);
-        }
-      } finally {
-        await proxy.close();
+      for (const result of await runsBehindFault(server.url, fault, CHECKS)) {
+        expect(outcomes(result)[catches]).toBe('failed');
+        // Messages never show a key.
+        expect(result.checks.map((check) => check.message ?? '').join('\n')).not.toMatch(/sk_test_[A-Za-z0-9]/);
       }
     });
   }

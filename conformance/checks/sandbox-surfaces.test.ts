@@ -8,19 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../test/support/sandbox-server.js';
 import { jsonResponse, startProxy, type Fault } from '../test/faulty-proxy.js';
 import { runConformance } from '../run-conformance.js';
-import type { ConformanceResult } from '../result.js';
+import { ADMIN_KEY, notPassed, outcomes, runsBehindFault, SURFACE_KEYS } from '../test/surface-fault-runs.js';
 import { sandboxSurfaceChecks } from './sandbox-surfaces.js';
 
-const KEYS = { apiKey: 'sk_test_custodial', readOnlyKey: 'sk_test_readonly', nwcKey: 'sk_test_nwc' } as const;
-const ADMIN_KEY = 'sk_test_admin';
-
-function outcomes(result: ConformanceResult): Record<string, string> {
-  return Object.fromEntries(result.checks.map((check) => [check.id, check.outcome]));
-}
-
-function notPassed(result: ConformanceResult): string[] {
-  return result.checks.filter((check) => check.outcome !== 'passed').map((check) => `${check.id} ${check.outcome}: ${check.message ?? ''}`);
-}
+const KEYS = SURFACE_KEYS;
 
 /** Faults, each breaking one promise, with the check that must fail. */
 const FAULTS: Array<{ catches: string; fault: Fault }> = [
@@ -108,16 +99,10 @@ describe('the sandbox surface checks', () => {
 
   for (const { catches, fault } of FAULTS) {
     it(`${catches} fails against "${fault.name}", with and without the admin key`, async () => {
-      const proxy = await startProxy(server.url, fault);
-      try {
-        const runs = await Promise.all([ADMIN_KEY, undefined].map((adminKey) => runConformance({ baseUrl: proxy.url, ...KEYS, ...(adminKey ? { adminKey } : {}), profile: 'full' }, sandboxSurfaceChecks)));
-        for (const result of runs) {
-          expect(outcomes(result)[catches]).toBe('failed');
-          // Messages never show a secret.
-          expect(result.checks.map((check) => check.message ?? '').join('\n')).not.toMatch(/whsec_[A-Za-z0-9]|secret=[0-9a-f]/);
-        }
-      } finally {
-        await proxy.close();
+      for (const result of await runsBehindFault(server.url, fault, sandboxSurfaceChecks)) {
+        expect(outcomes(result)[catches]).toBe('failed');
+        // Messages never show a secret.
+        expect(result.checks.map((check) => check.message ?? '').join('\n')).not.toMatch(/whsec_[A-Za-z0-9]|secret=[0-9a-f]/);
       }
     });
   }
