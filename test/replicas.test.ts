@@ -121,9 +121,14 @@ describe.skipIf(!available.ok)('replicas on PostgreSQL (lnpr serve --database-ur
     expect(afterKill.length).toBeGreaterThan(0);
     expect(afterKill.filter((result) => result.status !== 201)).toEqual([]);
     expect(Math.max(...afterKill.map((result) => result.ended)) - killedAt).toBeLessThan(10_000 + 1_000);
-    // None ever got a 5xx other than the 503 of one cut short at the killed replica as it died (maybe applied).
+    // None ever got a 5xx other than the 503 of one cut short at the killed replica (maybe applied):
+    // the one each worker had in flight at the kill, and one it sent before the process was gone on a
+    // connection the dying replica had closed (a forwarder cannot tell it was not applied).
+    const refused = results.filter((result) => result.status === 503);
+    console.info(`replicas: SIGKILL under 4 clients: ${results.length} creates, ${refused.length} answered 503 (ms from the kill, start to end: ${refused.map((r) => `${r.started - killedAt}..${r.ended - killedAt}`).join(', ')}); the process was gone ${diedAt - killedAt} ms after the kill`);
     expect(results.filter((result) => result.status >= 500 && result.status !== 503)).toEqual([]);
-    expect(results.filter((result) => result.status === 503).length).toBeLessThanOrEqual(4);
+    expect(refused.filter((result) => result.started >= diedAt)).toEqual([]);
+    expect(refused.length).toBeLessThanOrEqual(8);
 
     // Every acknowledged create is there, through either survivor.
     const acknowledged = results.filter((result) => result.status === 201).map((result) => result.id!);

@@ -45,28 +45,31 @@ function attemptProblem(attempt: unknown, event: string, endpoint: string): stri
   return problems.length === 0 ? undefined : `attempt ${show(attempt.id)} #${show(attempt.attempt)}: ${problems.join('; ')}`;
 }
 
+/** An attempt's identity: its delivery and its number. */
+const attemptKey = (attempt: Record<string, any>) => `${String(attempt.id)}#${String(attempt.attempt)}`;
+
 /**
- * Newest first, where a delivery (its `id`) may have several attempts: the deliveries newest
- * first, and each one's attempts from the last to the first. Returns a problem, or undefined.
+ * Newest first, where a delivery (its `id`) may have several attempts: each delivery's attempts
+ * from the last to the first, and every attempt of the redelivery before every attempt listed
+ * before it was asked for (those are older). Attempts of different deliveries made meanwhile may
+ * interleave. Returns a problem, or undefined.
  */
-function orderProblem(attempts: ReadonlyArray<Record<string, any>>, newestDelivery: string): string | undefined {
-  if (attempts[0]?.id !== newestDelivery) return `expected the redelivery (${newestDelivery}) first, got ${show(attempts[0]?.id)} first`;
-  const seen = new Set<string>();
+function orderProblem(attempts: ReadonlyArray<Record<string, any>>, redelivery: string, older: ReadonlySet<string>): string | undefined {
   for (let index = 0; index < attempts.length; index++) {
     const { id, attempt } = attempts[index]!;
-    const previous = attempts[index - 1];
-    if (previous !== undefined && previous.id === id) {
-      if (!(attempt < previous.attempt)) return `attempt #${attempt} of ${id} is listed after its attempt #${previous.attempt}`;
-    } else if (seen.has(id)) return `the attempts of ${id} are not listed together`;
-    seen.add(id);
+    const later = attempts.slice(0, index).find((other) => other.id === id && !(other.attempt > attempt));
+    if (later !== undefined) return `attempt #${attempt} of ${id} is listed after its attempt #${later.attempt}`;
   }
+  const firstOlder = attempts.findIndex((attempt) => older.has(attemptKey(attempt)));
+  const lastRedelivery = attempts.map((attempt) => attempt.id).lastIndexOf(redelivery);
+  if (firstOlder >= 0 && lastRedelivery > firstOlder) return `an attempt of the redelivery (${redelivery}) is listed after attempt #${attempts[firstOlder]!.attempt} of ${attempts[firstOlder]!.id}, listed before the redelivery was asked for`;
   return undefined;
 }
 
 /**
  * Registers an endpoint that refuses connections for created events, creates a request, reads its
  * event's attempts (at least one, each with its fields), asks for a redelivery (202), and reads the
- * attempts again: a delivery not seen before, listed first.
+ * attempts again: a delivery not seen before, listed before the attempts that were there.
  */
 async function holdDeliveries(context: CheckContext, place: Place): Promise<void> {
   const endpoints = `${CONTROL}/webhook-endpoints`;
@@ -92,6 +95,7 @@ async function holdDeliveries(context: CheckContext, place: Place): Promise<void
     const shapes = before.map((attempt) => attemptProblem(attempt, event, endpoint)).filter((problem) => problem !== undefined);
     assert(shapes.length === 0, `GET ${deliveries}: ${shapes.slice(0, 3).join('; ')}`);
     const known = new Set(before.map((attempt) => (attempt as Record<string, any>).id));
+    const older = new Set(before.map((attempt) => attemptKey(attempt as Record<string, any>)));
 
     const redeliver = `${CONTROL}/events/${encodeURIComponent(event)}/redeliver`;
     const asked = await context.client.post(redeliver, place.call);
@@ -101,7 +105,7 @@ async function holdDeliveries(context: CheckContext, place: Place): Promise<void
     assert(redelivery !== undefined, `GET ${deliveries} after POST ${redeliver} (202): expected a new delivery of ${event} within ${LISTED_WITHIN_MS / 1000} s, got only the ${known.size} known before`);
     const afterShapes = after.map((attempt) => attemptProblem(attempt, event, endpoint)).filter((problem) => problem !== undefined);
     assert(afterShapes.length === 0, `GET ${deliveries} after the redelivery: ${afterShapes.slice(0, 3).join('; ')}`);
-    const order = orderProblem(after, String(redelivery.id));
+    const order = orderProblem(after, String(redelivery.id), older);
     assert(order === undefined, `GET ${deliveries}: expected every delivery attempt newest first; ${order}`);
   } finally {
     await context.client.request('DELETE', `${endpoints}/${encodeURIComponent(endpoint)}`, place.call);
@@ -253,7 +257,7 @@ export const sandboxRecordChecks = [
   surfaceCheck(
     'sandbox.webhook-deliveries',
     ['contract.webhooks.deliveries-list', 'contract.webhooks.redeliver'],
-    'GET /sandbox/v1/webhook-deliveries?event= lists an event\'s attempts to an endpoint (each {id, event, endpoint, attempt, status, responseStatus, error, scheduledAt, attemptedAt, durationMs}); POST /sandbox/v1/events/{id}/redeliver answers 202 and a new delivery is listed first',
+    'GET /sandbox/v1/webhook-deliveries?event= lists an event\'s attempts to an endpoint (each {id, event, endpoint, attempt, status, responseStatus, error, scheduledAt, attemptedAt, durationMs}); POST /sandbox/v1/events/{id}/redeliver answers 202 and a new delivery is listed before the older attempts; each delivery\'s attempts the last first',
     'CONTRACT: Webhooks',
     'CONTRACT: "GET /sandbox/v1/webhook-deliveries (?event=evt_…): every delivery attempt, newest first → 200 {"data": [{"id", "event", "endpoint", "attempt", "status", "responseStatus", "error", "scheduledAt", "attemptedAt", "durationMs"}, …]}"; "POST /sandbox/v1/events/{id}/redeliver: sends the event again to the account\'s matching endpoints → 202"',
     (context) => inOwnPlace(context, (place) => holdDeliveries(context, place)),
