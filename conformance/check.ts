@@ -36,6 +36,11 @@ export interface Check {
    * so that every `last` check's review sees those answers too. Its errors surface in `run`.
    */
   ask?(context: CheckContext): Promise<unknown>;
+  /**
+   * What it reads before any check of the run starts (a snapshot of what the target held then),
+   * through `context.shared`; its errors surface in `run`.
+   */
+  before?(context: CheckContext): Promise<unknown>;
   run(context: CheckContext): Promise<void>;
 }
 

@@ -132,6 +132,8 @@ async function runSelected(
   };
 
   const results: CheckResult[] = [];
+  // What checks read before the run changes anything (a failed read fails its check, in its run).
+  await Promise.allSettled(selected.filter((check) => missingNeed(check, context) === undefined).map(async (check) => check.before?.(context)));
   // Checks marked `last` review what the others received, so they start when the others are done,
   // and after what any of them asks first (a failed ask fails its check, in its run).
   for (const batch of [selected.filter((check) => !check.last), selected.filter((check) => check.last)]) {

@@ -297,7 +297,7 @@ const CONTRACT_STATEMENTS: Statement[] = [
     offHttp('contract.nwc.default-wallet', 'MUST', "By default the sandbox runs a connected wallet for each NWC account (node key: the account's `walletNodeKey`)", 'test/nwc-default-wallet.test.ts'),
     offHttp('contract.nwc.external-wallet', 'MUST', 'An accounts file may name any NWC wallet (`nwcUrl`)', 'test/nwc-external-wallet.test.ts'),
     v1('contract.nwc.relay-in-responses', 'MUST', '`nwcRelay` is the relay of the connection, on the 201 of a create as on every read'),
-    sandbox('contract.nwc.wallet-endpoint', 'MUST', "`GET /sandbox/v1/wallet` answers the connection `{relay, walletPubkey, nwcUrl?, online, encryption}` (`nwcUrl` to create keys only)", 'test/read-only-secrets.test.ts'),
+    control('contract.nwc.wallet-endpoint', 'MUST', "`GET /sandbox/v1/wallet` answers the connection `{relay, walletPubkey, nwcUrl?, online, encryption}` (`nwcUrl` to create keys only)"),
     offHttp('contract.nwc.make-invoice', 'MUST', 'Create on an NWC account sends `make_invoice` (msats = amount × 1000, description, expiry = expiresIn)', 'test/nwc-external-wallet.test.ts'),
     v1('contract.nwc.wallet-invoice', 'MUST', "Create on an NWC account answers with the connected wallet's invoice and payment hash"),
     offHttp('contract.nwc.external-invoice', 'MUST', "An external wallet's invoice is passed on as that wallet made it", 'test/nwc-external-wallet.test.ts'),

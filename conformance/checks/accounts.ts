@@ -105,7 +105,7 @@ export const accountsChecks: Check[] = [
   accountsCheck(
     'accounts.new-empty',
     ['contract.accounts.new-empty', 'contract.accounts.isolated', 'contract.control.clock-per-account'],
-    "A new account is empty (no events; the run's requests are 404 to it, its own to the run) and its clock moves alone",
+    "A new account is empty (no events; the run's requests are 404 to it, its own to the run), its clock moves alone, and an account made after that starts on real time",
     'CONTRACT: "a new, empty account with its own clock"; "no run sees or resets another\'s data"',
     (context) =>
       withScratchAccount(context, 'custodial', async (account) => {
@@ -122,6 +122,14 @@ export const accountsChecks: Check[] = [
         clockOf(advanced, `POST ${CONTROL}/clock/advance {"seconds": 7200} in a new account`);
         const mainAfter = await readClockOf(context);
         assert(mainAfter.nowMs - mainBefore.nowMs < 3_600_000, `the main account's clock moved ${Math.round((mainAfter.nowMs - mainBefore.nowMs) / 1000)} s while a new account's was advanced 7,200 s: the accounts share a clock`);
+        // An account made after another's clock moved starts on real time, not on that clock.
+        await withScratchAccount(context, 'custodial', async (later) => {
+          const clock = await readClockOf(context, later.secret);
+          assert(
+            Math.abs(clock.nowMs - Date.now()) < 3_600_000,
+            `the clock of an account made after another's was advanced 7,200 s: expected real time (about ${new Date().toISOString()}), got ${new Date(clock.nowMs).toISOString()}`,
+          );
+        });
       }),
     ['adminKey', 'controls'],
   ),

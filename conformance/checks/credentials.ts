@@ -123,8 +123,8 @@ export const credentialChecks: Check[] = [
   },
   {
     id: 'credentials.read-only-no-secrets',
-    holds: ['contract.read-only.secrets-hidden', 'contract.read-only.get'],
-    title: 'The read-only key reads webhook endpoints, test wallets and an NWC account\'s connection without their secrets (whsec_…, an nwcUrl\'s secret)',
+    holds: ['contract.read-only.secrets-hidden', 'contract.read-only.get', 'contract.nwc.wallet-endpoint'],
+    title: 'The read-only key reads webhook endpoints, test wallets and an NWC account\'s connection without their secrets (whsec_…, an nwcUrl\'s secret); the connection answers {relay, walletPubkey, online, encryption}',
     section: SECTION,
     statement: 'CONTRACT: "with every secret left out (whsec_…, an nwcUrl\'s secret: shown to create keys only)"',
     level: 'MUST',
@@ -134,6 +134,7 @@ export const credentialChecks: Check[] = [
       // In scratch accounts with --admin-key; else in the main account, removing what it made there.
       if (context.options.adminKey === undefined) {
         await assertListsHideSecrets(context, { secret: context.options.apiKey, readOnly: context.options.readOnlyKey! }, true);
+        if (context.options.nwcKey !== undefined) await assertConnection(context, context.options.nwcKey);
         return;
       }
       await withScratchAccount(context, 'custodial', (account) => assertListsHideSecrets(context, account, false));
@@ -141,6 +142,7 @@ export const credentialChecks: Check[] = [
       await withScratchAccount(context, 'nwc', async (account) => {
         const path = `${CONTROL}/wallet`;
         const [full, readOnly] = await Promise.all([context.client.get(path, { key: account.secret }), context.client.get(path, { key: account.readOnly })]);
+        await assertConnection(context, account.secret);
         if (full.status !== 200) return;
         const secrets = secretsIn(full.text);
         assert(readOnly.status === 200 || readOnly.status === 401, `GET ${path} with an NWC account's read-only key: expected 200 (or a refusal), got ${readOnly.status}`);
@@ -249,6 +251,7 @@ export const credentialChecks: Check[] = [
     profile: 'full',
     needs: ['controls'],
     last: true,
+    before: (context) => eventIdsBeforeRun(context),
     async run(context) {
       // What the run made in the main account (the main and read-only keys' account): every 201 of a create.
       const madeByRun = () => {
@@ -265,13 +268,17 @@ export const credentialChecks: Check[] = [
       assert(answer.status === 200 && isObject(answer.body) && Array.isArray(answer.body.data), `GET ${path}: expected 200 {"data": [...]}, got ${answer.status} ${describeBody(answer)}`);
       const created = answer.body.data.filter((event: unknown) => isObject(event) && event.type === 'payment_request.created' && isObject(event.data));
       // With --admin-key the main account is the run's own, new and empty: every created event is the run's business.
-      // Without it, only what came after the run's first create: listed before its event (newest first) and made in a
-      // later instant (an earlier run's last creates may share the second of this run's first, whole-second clocks).
+      // Without it, the events listed before the run began (read first, before any check) are not the run's; if
+      // that read failed, only what came after the run's first create: listed before its event (newest first)
+      // and made in a later instant (an earlier run's last creates may share the second of this run's first).
       const isolated = context.options.adminKey !== undefined;
+      const before = await eventIdsBeforeRun(context).catch(() => undefined);
       const strangers = () => {
         const { ids, first, start } = madeByRun();
         const firstAt = created.findIndex((event: any) => event.data.id === first?.id);
-        return created.filter((event: any, index: number) => !ids.has(event.data.id) && (isolated || ((firstAt < 0 || index < firstAt) && timeOf(event.data.createdAt) > start)));
+        const duringRun = (event: any, index: number) =>
+          isolated || (before !== undefined ? !before.has(event.id) : (firstAt < 0 || index < firstAt) && timeOf(event.data.createdAt) > start);
+        return created.filter((event: any, index: number) => !ids.has(event.data.id) && duringRun(event, index));
       };
       // Other checks create while this one reads: a create whose event is listed may not have had its 201 read yet. Give those a moment.
       let unknown = strangers();
@@ -289,3 +296,27 @@ export const credentialChecks: Check[] = [
     },
   },
 ];
+
+/** The ids of the events the main account listed before the run began (its newest 1,000), read once per run. */
+function eventIdsBeforeRun(context: CheckContext): Promise<Set<string>> {
+  return context.shared('credentials.event-ids-before-run', async () => {
+    const answer = await context.client.get(`${CONTROL}/events?limit=1000`);
+    if (!(answer.status === 200 && isObject(answer.body) && Array.isArray(answer.body.data))) throw new Error(`GET ${CONTROL}/events answered ${answer.status}`);
+    return new Set(answer.body.data.map((event: unknown) => (isObject(event) ? String(event.id) : '')));
+  });
+}
+
+/** `GET /sandbox/v1/wallet` with an NWC account's create key: `{relay, walletPubkey, nwcUrl?, online, encryption}` (skipped where the target has none). */
+async function assertConnection(context: CheckContext, key: string): Promise<void> {
+  const path = `${CONTROL}/wallet`;
+  const answer = await context.client.get(path, { key });
+  if (answer.status === 404 || answer.status === 405) return;
+  assert(answer.status === 200 && isObject(answer.body), `GET ${path} with an NWC account's key: expected 200 with its connection, got ${answer.status} ${answer.status === 200 ? 'a body that is not a JSON object' : ''}`);
+  const { relay, walletPubkey, online, encryption } = answer.body;
+  const problems: string[] = [];
+  if (!(typeof relay === 'string' && /^wss?:\/\/[^/]/.test(relay))) problems.push(`relay: expected a ws:// or wss:// URL, got ${show(relay)}`);
+  if (!(typeof walletPubkey === 'string' && /^[0-9a-f]{64}$/i.test(walletPubkey))) problems.push(`walletPubkey: expected 64 hex digits, got ${show(walletPubkey)}`);
+  if (typeof online !== 'boolean') problems.push(`online: expected a boolean, got ${show(online)}`);
+  if (!(typeof encryption === 'string' && encryption !== '')) problems.push(`encryption: expected a string, got ${show(encryption)}`);
+  assert(problems.length === 0, `GET ${path} with an NWC account's key: ${problems.join('; ')}`);
+}

@@ -11,7 +11,7 @@ import type { ApiAnswer } from '../client.js';
 import { Webhook } from 'standardwebhooks';
 import { CONTROL, transitionPath } from './control-support.js';
 import { isAbsent, inOwnPlace, isTimestamp, listAnswer, objectAnswer, safeBody, surfaceCheck, type Place } from './surface-support.js';
-import { assert, COLLECTION, createPaymentRequest, deepEqual, isObject, show, sleep } from './support.js';
+import { assert, COLLECTION, createPaymentRequest, deepEqual, isObject, show, sleep, validBody } from './support.js';
 import { startReceiver, type ReceivedDelivery, type WebhookReceiver } from './webhook-receiver.js';
 
 /** A URL that refuses every connection (the discard port of loopback): each attempt fails at once. */
@@ -81,6 +81,8 @@ async function holdDeliveries(context: CheckContext, place: Place): Promise<void
   const endpoint = objectAnswer(made, 201, `POST ${endpoints} {"url": "${REFUSING_URL}"}`).id as string;
   try {
     const request = await createPaymentRequest(context, { description: 'lnpr conformance: delivered to a refusing URL' }, place.call);
+    // A second one, whose attempts ?event= must leave out.
+    await createPaymentRequest(context, { description: 'lnpr conformance: delivered to a refusing URL too' }, place.call);
     const eventsPath = `${CONTROL}/events?limit=${place.scratch ? 100 : 1000}`;
     const events = await listUntil(context, place, eventsPath, (list) => list.some((event) => isObject(event) && isObject(event.data) && event.data.id === request.id));
     const created = events.find((event) => isObject(event) && isObject(event.data) && event.data.id === request.id && event.type === 'payment_request.created') as Record<string, any> | undefined;
@@ -90,17 +92,20 @@ async function holdDeliveries(context: CheckContext, place: Place): Promise<void
     const deliveries = `${CONTROL}/webhook-deliveries?event=${encodeURIComponent(event)}`;
     const first = await context.client.get(deliveries, place.call);
     if (isAbsent(first)) throw new CheckSkipped(`the target lists no delivery attempts (GET ${deliveries} answered ${first.status})`);
-    const before = await listUntil(context, place, deliveries, (list) => list.length > 0);
+    // In the main account other endpoints (other checks', or the owner's) may match the event too:
+    // only the attempts to this check's endpoint are its own. In a scratch account there are no others.
+    const toEndpoint = (list: unknown[]) => (place.scratch ? list : list.filter((attempt) => !isObject(attempt) || attempt.endpoint === endpoint)) as Array<Record<string, any>>;
+    const before = toEndpoint(await listUntil(context, place, deliveries, (list) => toEndpoint(list).length > 0));
     assert(before.length > 0, `GET ${deliveries}: expected the attempt to deliver ${event} to ${endpoint} within ${LISTED_WITHIN_MS / 1000} s, got none`);
     const shapes = before.map((attempt) => attemptProblem(attempt, event, endpoint)).filter((problem) => problem !== undefined);
     assert(shapes.length === 0, `GET ${deliveries}: ${shapes.slice(0, 3).join('; ')}`);
-    const known = new Set(before.map((attempt) => (attempt as Record<string, any>).id));
-    const older = new Set(before.map((attempt) => attemptKey(attempt as Record<string, any>)));
+    const known = new Set(before.map((attempt) => attempt.id));
+    const older = new Set(before.map((attempt) => attemptKey(attempt)));
 
     const redeliver = `${CONTROL}/events/${encodeURIComponent(event)}/redeliver`;
     const asked = await context.client.post(redeliver, place.call);
     assert(asked.status === 202, `POST ${redeliver}: expected 202, got ${asked.status} ${safeBody(asked)}`);
-    const after = (await listUntil(context, place, deliveries, (list) => list.some((attempt) => isObject(attempt) && !known.has(attempt.id)))) as Array<Record<string, any>>;
+    const after = toEndpoint(await listUntil(context, place, deliveries, (list) => toEndpoint(list).some((attempt) => isObject(attempt) && !known.has(attempt.id))));
     const redelivery = after.find((attempt) => isObject(attempt) && !known.has(attempt.id));
     assert(redelivery !== undefined, `GET ${deliveries} after POST ${redeliver} (202): expected a new delivery of ${event} within ${LISTED_WITHIN_MS / 1000} s, got only the ${known.size} known before`);
     const afterShapes = after.map((attempt) => attemptProblem(attempt, event, endpoint)).filter((problem) => problem !== undefined);
@@ -140,6 +145,7 @@ async function holdWebhookDelivery(context: CheckContext, place: Place): Promise
   }
   const endpoints = `${CONTROL}/webhook-endpoints`;
   let endpoint: string | undefined;
+  let everyEndpoint: string | undefined;
   try {
     const made = await context.client.post(endpoints, { ...place.call, body: { url: receiver.url, events: ['payment_request.completed'] } });
     if (isAbsent(made)) throw new CheckSkipped(`the target has no webhook endpoints (POST ${endpoints} answered ${made.status})`);
@@ -147,6 +153,12 @@ async function holdWebhookDelivery(context: CheckContext, place: Place): Promise
     const registered = objectAnswer(made, 201, `POST ${endpoints} {"url": "<a receiver on 127.0.0.1>", "events": ["payment_request.completed"]}`);
     endpoint = String(registered.id);
     const secret = String(registered.secret);
+    // A second endpoint without `events`: every type (the default), at another path of the receiver.
+    const everyUrl = `${receiver.url}/every`;
+    const every = await context.client.post(endpoints, { ...place.call, body: { url: everyUrl } });
+    everyEndpoint = String(objectAnswer(every, 201, `POST ${endpoints} {"url": "<a receiver on 127.0.0.1>"} (no events: every type)`).id);
+    // In a scratch account the clock moves on a day first: webhook-timestamp is real time, not the account's.
+    if (place.scratch) await context.client.post(`${CONTROL}/clock/advance`, { ...place.call, body: { seconds: 86_400 } });
 
     const request = await createPaymentRequest(context, { description: 'lnpr conformance: a delivered completion' }, place.call);
     const completed = await context.client.post(transitionPath(request.id, 'complete'), place.call);
@@ -161,12 +173,17 @@ async function holdWebhookDelivery(context: CheckContext, place: Place): Promise
     if (completedEvent === undefined) throw new CheckSkipped(`GET ${eventsPath} lists no payment_request.completed event of ${request.id}: sandbox.events-list holds the events`);
 
     const bodyOf = (delivery: ReceivedDelivery) => parseJson(delivery.text) as Record<string, any> | undefined;
-    const deliveriesOf = (event: Record<string, any> | undefined) => (event === undefined ? [] : receiver.received().filter((delivery) => bodyOf(delivery)?.id === event.id || delivery.headers['webhook-id'] === event.id));
+    const deliveriesOf = (event: Record<string, any> | undefined, path: string) =>
+      event === undefined ? [] : receiver.received().filter((delivery) => delivery.path === path && (bodyOf(delivery)?.id === event.id || delivery.headers['webhook-id'] === event.id));
+    const [filteredPath, everyPath] = [new URL(receiver.url).pathname, new URL(everyUrl).pathname];
     const deadline = Date.now() + DELIVERED_WITHIN_MS;
-    while (deliveriesOf(completedEvent).length === 0 && Date.now() < deadline) await sleep(50);
-    const delivery = deliveriesOf(completedEvent)[0];
+    const arrived = () => deliveriesOf(completedEvent, filteredPath).length > 0 && deliveriesOf(completedEvent, everyPath).length > 0 && deliveriesOf(createdEvent, everyPath).length > 0;
+    while (!arrived() && Date.now() < deadline) await sleep(50);
+    const delivery = deliveriesOf(completedEvent, filteredPath)[0];
     assert(delivery !== undefined, `an endpoint registered for payment_request.completed: expected the completion of ${request.id} (${completedEvent.id}) delivered within ${DELIVERED_WITHIN_MS / 1000} s, got nothing (${receiver.received().length} other deliveries)`);
-    assert(deliveriesOf(createdEvent).length === 0, `an endpoint registered for payment_request.completed only: the payment_request.created event of ${request.id} was delivered to it too`);
+    assert(deliveriesOf(createdEvent, filteredPath).length === 0, `an endpoint registered for payment_request.completed only: the payment_request.created event of ${request.id} was delivered to it too`);
+    const missing = [createdEvent, completedEvent].filter((event) => event !== undefined && deliveriesOf(event, everyPath).length === 0).map((event) => event!.type);
+    assert(missing.length === 0, `an endpoint registered without "events" (every type, the default): expected both events of ${request.id} delivered within ${DELIVERED_WITHIN_MS / 1000} s, ${missing.join(' and ')} did not arrive`);
 
     const problems: string[] = [];
     if (delivery.method !== 'POST') problems.push(`method: expected POST, got ${delivery.method}`);
@@ -184,7 +201,7 @@ async function holdWebhookDelivery(context: CheckContext, place: Place): Promise
     if (!deepEqual(bodyOf(delivery), completedEvent)) problems.push(`the body: expected the event as GET ${CONTROL}/events lists it (id, type, timestamp, data)`);
     assert(problems.length === 0, `the delivery of payment_request.completed of ${request.id}: ${problems.join('; ')}`);
   } finally {
-    if (endpoint !== undefined) await context.client.request('DELETE', `${endpoints}/${encodeURIComponent(endpoint)}`, place.call);
+    for (const id of [endpoint, everyEndpoint]) if (id !== undefined) await context.client.request('DELETE', `${endpoints}/${encodeURIComponent(id)}`, place.call);
     await receiver.close();
   }
 }
@@ -204,9 +221,11 @@ function headerNames(headers: unknown): string[] {
 }
 
 /**
- * Makes two v1 calls carrying the key, a cookie and a marker header, then reads the journal: both
- * listed newest first with their method, path and status, and no `authorization` or `cookie` in
- * their headers (nor the key or the cookie anywhere in the answer).
+ * Makes three v1 calls (a read, a create, a read) carrying the key, a cookie and a marker header,
+ * and a control call, then reads the journal: the three listed newest first, once each, with their
+ * method, path and status as answered, no `authorization` or `cookie` in their headers (nor the
+ * key or the cookie anywhere in the answer), and no call but /api/v1 ones (in a scratch account,
+ * nothing but the three).
  */
 async function holdJournal(context: CheckContext, place: Place): Promise<void> {
   const journal = `${CONTROL}/requests?limit=${place.scratch ? 100 : 1000}`;
@@ -214,9 +233,22 @@ async function holdJournal(context: CheckContext, place: Place): Promise<void> {
   if (isAbsent(probe)) throw new CheckSkipped(`the target keeps no request journal (GET ${CONTROL}/requests answered ${probe.status})`);
   const marker = `lnpr-conformance-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
   const cookie = `lnpr_session=${marker}`;
-  const calls = ['first', 'second'].map((which) => `${COLLECTION}/pr_${marker.replace(/-/g, '')}${which}`);
-  const answers: ApiAnswer[] = [];
-  for (const path of calls) answers.push(await context.client.get(path, { ...place.call, headers: { cookie, 'x-lnpr-conformance': marker } }));
+  const headers = { cookie, 'x-lnpr-conformance': marker };
+  // Three v1 calls, oldest first: a read of an unknown id (404), a create (201), another read (404).
+  const unknown = (which: string) => `${COLLECTION}/pr_${marker.replace(/-/g, '')}${which}`;
+  const calls: Array<{ method: string; path: string; answer?: ApiAnswer }> = [
+    { method: 'GET', path: unknown('first') },
+    { method: 'POST', path: COLLECTION },
+    { method: 'GET', path: unknown('second') },
+  ];
+  for (const call of calls) {
+    call.answer =
+      call.method === 'POST'
+        ? await context.client.post(COLLECTION, { ...place.call, headers, body: validBody({ description: `lnpr conformance: journal ${marker}` }) })
+        : await context.client.get(call.path, { ...place.call, headers });
+  }
+  // A control call between them and the read: the journal keeps /api/v1 calls only.
+  await context.client.get(`${CONTROL}/clock`, { ...place.call, headers });
 
   const list = listAnswer(await context.client.get(journal, place.call), `GET ${journal}`);
   const ids = list.map((entry) => (isObject(entry) ? entry.id : undefined));
@@ -226,22 +258,26 @@ async function holdJournal(context: CheckContext, place: Place): Promise<void> {
   const key = place.key ?? context.options.apiKey;
   assert(!text.includes(key), `GET ${journal}: the journal holds the API key the calls carried`);
   assert(!text.includes(cookie), `GET ${journal}: the journal holds the Cookie the calls carried`);
-  const entries = calls.map((path) => list.findIndex((entry) => isObject(entry) && typeof entry.path === 'string' && entry.path.split('?')[0] === path));
-  const missing = calls.filter((_, index) => entries[index]! < 0);
-  assert(missing.length === 0, `GET ${journal}: expected the calls just made (GET ${missing.join(', GET ')}) among ${list.length} entries`);
-  assert(entries[1]! < entries[0]!, `GET ${journal}: expected the calls newest first; GET ${calls[1]} is listed after GET ${calls[0]}, made before it`);
-  calls.forEach((path, index) => {
+  const notV1 = list.filter((entry) => isObject(entry) && typeof entry.path === 'string' && !entry.path.startsWith('/api/v1/')).map((entry) => (entry as Record<string, any>).path);
+  assert(notV1.length === 0, `GET ${journal}: expected the account's /api/v1 calls only, got ${show(notV1.slice(0, 3))}`);
+  const ours = (entry: unknown) => isObject(entry) && headerNames(entry.headers).includes('x-lnpr-conformance') && isObject(entry.headers) && Object.values(entry.headers).includes(marker);
+  const entries = calls.map(({ method, path }) => list.findIndex((entry) => isObject(entry) && entry.method === method && typeof entry.path === 'string' && entry.path.split('?')[0] === path && (method === 'GET' || ours(entry))));
+  const missing = calls.filter((_, index) => entries[index]! < 0).map(({ method, path }) => `${method} ${path}`);
+  assert(missing.length === 0, `GET ${journal}: expected the calls just made (${missing.join(', ')}) among ${list.length} entries`);
+  assert(entries[2]! < entries[1]! && entries[1]! < entries[0]!, `GET ${journal}: expected the calls newest first (GET, POST, GET made in that order), got them at places ${entries.join(', ')}`);
+  // In a scratch account nothing else called /api/v1: the journal holds exactly these three.
+  if (place.scratch) assert(list.length === calls.length, `GET ${journal} in a new account: expected the ${calls.length} calls the check made, got ${list.length} entries`);
+  calls.forEach(({ method, path, answer }, index) => {
     const entry = list[entries[index]!] as Record<string, any>;
     const problems: string[] = [];
     if (!(typeof entry.id === 'string' && /^req_./.test(entry.id))) problems.push(`id: expected "req_…", got ${show(entry.id)}`);
-    if (entry.method !== 'GET') problems.push(`method: expected "GET", got ${show(entry.method)}`);
-    if (entry.status !== answers[index]!.status) problems.push(`status: expected ${answers[index]!.status} (as answered), got ${show(entry.status)}`);
+    if (entry.status !== answer!.status) problems.push(`status: expected ${answer!.status} (as answered), got ${show(entry.status)}`);
     if (!isTimestamp(entry.receivedAt)) problems.push(`receivedAt: expected an ISO 8601 timestamp, got ${show(entry.receivedAt)}`);
     const names = headerNames(entry.headers);
     if (!names.includes('x-lnpr-conformance')) problems.push(`headers: expected the headers sent (x-lnpr-conformance among them), got ${show(names)}`);
     const secret = names.filter((name) => name === 'authorization' || name === 'cookie');
     if (secret.length > 0) problems.push(`headers: expected no authorization or cookie, got ${secret.join(' and ')}`);
-    assert(problems.length === 0, `GET ${journal}: the entry of GET ${path}: ${problems.join('; ')}`);
+    assert(problems.length === 0, `GET ${journal}: the entry of ${method} ${path}: ${problems.join('; ')}`);
   });
 
   // Emptied on request: only in a scratch account (the main account's journal is its owner's).

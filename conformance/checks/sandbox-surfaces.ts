@@ -139,6 +139,17 @@ async function holdEvents(context: CheckContext, place: Place): Promise<void> {
       `GET ${path} after POST ${transitionPath(of.id, transition)}: expected its newest event ${type} with data as the transition answered (status ${show(moved.body?.status)}), got ${newest === undefined ? 'none' : `${nameOf(newest)} with status ${show(newest.data?.status)}`}`,
     );
   }
+
+  // An expiry by the clock is a change too: "at once when the clock is advanced past" expiresAt.
+  // Only in a scratch account, whose clock is the check's own (the main account's would expire others' requests).
+  if (!place.scratch) return;
+  const expiring = await createPaymentRequest(context, { description: 'lnpr conformance: events, expired by the clock', expiresIn: 300 }, place.call);
+  await context.client.post(`${CONTROL}/clock/advance`, { ...place.call, body: { seconds: 301 } });
+  const expiredEvent = listAnswer(await context.client.get(path, place.call), `GET ${path}`).find((event) => isObject(event) && isObject(event.data) && event.data.id === expiring.id) as Record<string, any> | undefined;
+  assert(
+    expiredEvent?.type === 'payment_request.expired' && expiredEvent.data?.status === 'expired',
+    `GET ${path} after the clock moved 301 s past the creation of ${expiring.id} (expiresIn 300): expected its newest event payment_request.expired (data status "expired"), got ${expiredEvent === undefined ? 'none' : `${nameOf(expiredEvent)} with status ${show(expiredEvent.data?.status)}`}`,
+  );
 }
 
 /** A URL no event of the check will reach: the endpoint is filtered to failures, and nothing fails in a scratch account. */

@@ -251,6 +251,7 @@ const SURFACE_CALLS: Partial<Record<ControlCall, RegExp>> = {
   deliveries: /^webhook-deliveries$/,
   redeliver: /^events\/[^/]+\/redeliver$/,
   journal: /^requests$/,
+  wallet: /^wallet$/,
 };
 
 /** Whether a request is the call a control-answer target names (its method too, when the target names one). */

@@ -44,7 +44,8 @@ export type ControlCall =
   | 'deliveries'
   | 'redeliver'
   | 'journal'
-  | 'openapi';
+  | 'openapi'
+  | 'wallet';
 
 /** A method of HTTP, where a target names one call of several on one path. */
 export type Method = 'GET' | 'POST' | 'DELETE';
@@ -236,6 +237,7 @@ export const TARGETS: Readonly<Record<string, readonly Target[]>> = {
   'contract.journal.no-secrets': [{ kind: 'surface', rule: 'journal-no-secrets' }],
   'contract.journal.delete': [{ kind: 'surface', rule: 'journal-delete' }],
   'contract.webhooks.emit': [{ kind: 'surface', rule: 'delivery-emit' }],
+  'contract.nwc.wallet-endpoint': [answer('wallet', 200, { relay: 'url', walletPubkey: 'hex', online: 'boolean', encryption: 'string' }, 'GET')],
   'contract.webhooks.standard-signed': [{ kind: 'surface', rule: 'delivery-signed' }],
   'contract.webhooks.headers': [{ kind: 'surface', rule: 'delivery-headers' }],
   'contract.webhooks.events-filter': [{ kind: 'surface', rule: 'delivery-filter' }],
