@@ -15,6 +15,8 @@ import { assert, COLLECTION, createPaymentRequest, isObject, show } from './supp
 
 /** An origin no sandbox is told to trust: a shop's front end, as far as `/api/v1` is concerned. */
 const FOREIGN_ORIGIN = 'https://shop.lnpr-conformance.example';
+/** A front end on the developer's machine, which `/sandbox/v1` answers too. */
+const LOOPBACK_ORIGIN = 'http://localhost:5173';
 
 /** `call` sent, or a skip when no HTTP server answers it (an in-page target). */
 async function overHttp(context: CheckContext, method: string, path: string, call: ApiCall, why: string): Promise<ApiAnswer> {
@@ -75,6 +77,12 @@ async function holdCors(context: CheckContext): Promise<void> {
   assert(!allowsOrigin(control, FOREIGN_ORIGIN), `OPTIONS ${clock} from ${FOREIGN_ORIGIN}: expected no access-control-allow-origin for a foreign origin, got ${show(control.headers.get('access-control-allow-origin'))}`);
   const controlRead = await context.client.get(clock, { headers: { origin: FOREIGN_ORIGIN } });
   assert(!allowsOrigin(controlRead, FOREIGN_ORIGIN), `GET ${clock} from ${FOREIGN_ORIGIN}: expected no access-control-allow-origin for a foreign origin, got ${show(controlRead.headers.get('access-control-allow-origin'))}`);
+  // …but a loopback origin (a front end on this machine) it answers.
+  const local = await overHttp(context, 'OPTIONS', clock, { key: null, headers: { origin: LOOPBACK_ORIGIN, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } }, 'an in-page target (MSW handlers) has no CORS to guard');
+  assert(
+    local.status >= 200 && local.status < 300 && allowsOrigin(local, LOOPBACK_ORIGIN),
+    `OPTIONS ${clock} from ${LOOPBACK_ORIGIN} (a loopback origin): expected a 2xx with access-control-allow-origin ${LOOPBACK_ORIGIN}, got ${local.status} with ${show(local.headers.get('access-control-allow-origin'))}`,
+  );
 }
 
 /**
@@ -108,7 +116,7 @@ export const httpServerChecks = [
   surfaceCheck(
     'sandbox.cors',
     ['contract.browser.cors-v1', 'contract.browser.cors-sandbox'],
-    'A foreign origin may call /api/v1 (a preflight of POST with authorization allowed; GET answers carry access-control-allow-origin) and gets no access-control-allow-origin from /sandbox/v1',
+    'A foreign origin may call /api/v1 (a preflight of POST with authorization allowed; GET answers carry access-control-allow-origin) and gets no access-control-allow-origin from /sandbox/v1, which answers a loopback origin',
     'CONTRACT: Browsers and the network',
     'CONTRACT: "CORS: /api/v1/* answers any origin (front ends call it). /sandbox/v1/* and the dashboard\'s API answer only the sandbox\'s own origin and loopback origins, plus those given with --cors-origin ORIGIN"',
     (context) => holdCors(context),

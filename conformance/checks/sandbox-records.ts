@@ -265,6 +265,18 @@ async function holdJournal(context: CheckContext, place: Place): Promise<void> {
   const missing = calls.filter((_, index) => entries[index]! < 0).map(({ method, path }) => `${method} ${path}`);
   assert(missing.length === 0, `GET ${journal}: expected the calls just made (${missing.join(', ')}) among ${list.length} entries`);
   assert(entries[2]! < entries[1]! && entries[1]! < entries[0]!, `GET ${journal}: expected the calls newest first (GET, POST, GET made in that order), got them at places ${entries.join(', ')}`);
+  // Its filters: ?method= and ?status= list only what matches (the check's calls among them).
+  for (const [query, matches, wanted] of [
+    ['method=POST', (entry: Record<string, any>) => entry.method === 'POST', [1]],
+    ['status=404', (entry: Record<string, any>) => entry.status === 404, calls.flatMap((call, index) => (call.answer!.status === 404 ? [index] : []))],
+  ] as const) {
+    const filtered = `${CONTROL}/requests?${query}&limit=1000`;
+    const got = listAnswer(await context.client.get(filtered, place.call), `GET ${filtered}`) as Array<Record<string, any>>;
+    const others = got.filter((entry) => !(isObject(entry) && matches(entry)));
+    const ids = new Set(got.map((entry) => entry?.id));
+    const left = wanted.filter((index) => !ids.has((list[entries[index]!] as Record<string, any>).id));
+    assert(others.length === 0 && left.length === 0, `GET ${filtered}: expected only the entries with ${query}, the check's among them; got ${others.length} others, and ${left.length} of the check's missing`);
+  }
   // In a scratch account nothing else called /api/v1: the journal holds exactly these three.
   if (place.scratch) assert(list.length === calls.length, `GET ${journal} in a new account: expected the ${calls.length} calls the check made, got ${list.length} entries`);
   calls.forEach(({ method, path, answer }, index) => {

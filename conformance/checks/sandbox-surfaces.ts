@@ -192,6 +192,12 @@ async function holdWebhookEndpoints(context: CheckContext, place: Place): Promis
     id = undefined;
     const after = listAnswer(await context.client.get(collection, place.call), `GET ${collection} after DELETE ${one}`);
     assert(!after.some((item) => isObject(item) && item.id === gone), `GET ${collection} after DELETE ${one} (204): expected it gone, it is still listed`);
+
+    // "an http or https URL": another scheme is refused.
+    const ftp = 'ftp://127.0.0.1/lnpr-conformance';
+    const refused = await context.client.post(collection, { ...place.call, body: { url: ftp } });
+    if (refused.status === 201 && isObject(refused.body) && typeof refused.body.id === 'string') await context.client.request('DELETE', `${collection}/${encodeURIComponent(refused.body.id)}`, place.call);
+    assert(refused.status >= 400 && refused.status < 500, `POST ${collection} {"url": "${ftp}"}: expected a refusal (400: only http or https URLs), got ${refused.status}`);
   } finally {
     if (id !== undefined && !place.scratch) await context.client.request('DELETE', `${collection}/${encodeURIComponent(id)}`, place.call);
   }

@@ -8,8 +8,8 @@
  */
 import type { Check, CheckContext } from '../check.js';
 import type { ApiAnswer, ApiCall } from '../client.js';
-import { absent, probeAnswer, probeProblems, raw, REQUIRED_FIELDS, value, wrongTypeProbes, type Probe, type ProbeField } from './probes.js';
-import { assert, COLLECTION, describeBody, expectCreated, isObject, show, validBody } from './support.js';
+import { absent, accepted, probeAnswer, probeProblems, raw, REQUIRED_FIELDS, value, wrongTypeProbes, type Probe, type ProbeField } from './probes.js';
+import { assert, COLLECTION, deepEqual, describeBody, expectCreated, getPaymentRequest, isObject, show, validBody } from './support.js';
 
 const ERRORS = 'Errors';
 const CREATE = 'Endpoints › Create a payment request';
@@ -24,6 +24,8 @@ interface ProbeGroup {
   statement: string;
   level: Check['level'];
   probes: Probe[];
+  /** Also read back every accepted probe: GET must show the probed field as the create answered it. */
+  readBack?: boolean;
 }
 
 const ALL_FIELDS: readonly ProbeField[] = ['amount', 'description', 'destinationWallet', 'metadata', 'expiresIn'];
@@ -170,10 +172,11 @@ const VALUES: ProbeGroup[] = [
   {
     id: 'validation.description-255-accepted',
     holds: ['spec.create.description-max'],
-    title: 'A description of exactly 255 characters (ASCII, "⚡", "é") is accepted and echoed',
+    title: 'A description of exactly 255 characters (ASCII, "⚡", "é") is accepted and echoed, by the create and by GET',
     section: LIMITS,
     statement: 'Limits: description length "at most 255 characters" (255 are allowed)',
     level: 'MUST',
+    readBack: true,
     probes: [
       value('description', 'accept', 'b'.repeat(255), 'description "b" × 255'),
       value('description', 'accept', '⚡'.repeat(255), 'description "⚡" × 255'),
@@ -283,9 +286,22 @@ function probeCheck(group: ProbeGroup): Check {
     profile: 'core',
     async run(context) {
       const problems = await probeProblems(context, group.probes);
+      if (group.readBack) problems.push(...(await readBackProblems(context, group.probes)));
       assert(problems.length === 0, `${problems.length} of ${group.probes.length} probes: ${problems.join('; ')}`);
     },
   };
+}
+
+/** For each accepted probe, whether GET shows its field as the create answered it (a long value cut on read shows here). */
+async function readBackProblems(context: CheckContext, probes: readonly Probe[]): Promise<string[]> {
+  const problems: string[] = [];
+  for (const probe of probes) {
+    const answer = await probeAnswer(context, probe);
+    if (!accepted(answer) || typeof answer.body?.id !== 'string') continue;
+    const read = await getPaymentRequest(context, answer.body.id);
+    if (!deepEqual(read[probe.field], answer.body[probe.field])) problems.push(`${probe.label}: GET answers ${probe.field} ${show(read[probe.field])}, not as created (${show(answer.body[probe.field])})`);
+  }
+  return problems;
 }
 
 /** Every probe that must be rejected, with the field it is wrong in (for the error-names-field check). */
