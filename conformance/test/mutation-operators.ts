@@ -1034,6 +1034,7 @@ const RECORD_RECIPES: Record<'deliveries-newest-first' | 'journal-newest-first' 
     drop: [['newest', 'the request journal leaves out the newest call', () => onList(JOURNAL, (list) => list.slice(1))]],
     duplicate: [['twice', 'every call listed twice in the request journal', () => onList(JOURNAL, (list) => list.flatMap((entry) => [entry, entry]))]],
     stale: [['first-list', 'the request journal answered, per key, as first listed', () => firstListKept((req) => isSurface(req, 'GET', JOURNAL))]],
+    loosen: [['filters', 'the request journal ignores its ?method= and ?status= filters', () => onRequest((req) => void (isSurface(req, 'GET', JOURNAL) && (req.path = req.path.replace(/([?&])(method|status)=[^&]*&?/g, '$1'))))]],
   },
   'journal-no-secrets': {
     leak: [['authorization', 'journal entries keep the Authorization header (the key)', () => onList(JOURNAL, (list, req) => list.forEach((entry) => entry?.headers && typeof entry.headers === 'object' && (entry.headers.authorization = `Bearer ${req.key ?? ''}`)))]],
@@ -1110,6 +1111,7 @@ const RECORD_RECIPES: Record<'deliveries-newest-first' | 'journal-newest-first' 
       if (res.status === 403) Object.assign(res, { status: 204, body: undefined, text: '' });
     })]],
     're-encode': [['echo', 'the control API echoes any Origin in access-control-allow-origin', () => onHeaders('/sandbox/v1/', (headers, req) => void (req.headers.origin && (headers['access-control-allow-origin'] = req.headers.origin)))]],
+    break: [['loopback-refused', 'the control API refuses loopback origins too (403 to their preflights)', () => onRequest((req) => (req.method === 'OPTIONS' && req.path.startsWith('/sandbox/v1/') && /^http:\/\/(localhost|127\.|\[::1\])/.test(req.headers.origin ?? '') ? jsonResponse(403, { error: { code: 'forbidden_origin', message: 'origin not allowed' } }) : undefined))]],
   },
 };
 
@@ -1191,6 +1193,24 @@ const SURFACE_RECIPES: Record<SurfaceTarget['rule'], Partial<Record<OperatorName
     break: [
       ['id-dash', 'endpoint ids with `we-` instead of `we_`', () => onResponse((req, res) => void (isSurface(req, 'POST', ENDPOINTS) && typeof res.body?.id === 'string' && (res.body.id = res.body.id.replace(/^we_/, 'we-'))))],
       ['secret-prefix', 'endpoint secrets without the `whsec_` prefix', () => onResponse((req, res) => void (isSurface(req, 'POST', ENDPOINTS) && typeof res.body?.secret === 'string' && (res.body.secret = res.body.secret.replace(/^whsec_/, ''))))],
+      [
+        'any-scheme',
+        'an endpoint URL of any scheme is registered (ftp:// too)',
+        () => {
+          const asked = new Map<string, string>();
+          return {
+            request(req) {
+              if (!isSurface(req, 'POST', ENDPOINTS) || typeof req.body?.url !== 'string' || /^https?:/i.test(req.body.url)) return;
+              const http = req.body.url.replace(/^[a-z][a-z0-9+.-]*:/i, 'http:');
+              asked.set(http, req.body.url);
+              req.body.url = http;
+            },
+            response(req, res) {
+              if (isSurface(req, 'POST', ENDPOINTS) && typeof res.body?.url === 'string' && asked.has(res.body.url)) res.body.url = asked.get(res.body.url);
+            },
+          };
+        },
+      ],
     ],
   },
   'endpoint-list': {
