@@ -143,7 +143,7 @@ export const accountsChecks: Check[] = [
       'contract.control.pay-unknown-404',
       'contract.accounts.isolated',
     ],
-    "POST /sandbox/v1/reset answers 204: the account's requests and events are gone, its clock is back to real time, its endpoints stay ({\"scope\": \"all\"} removes them); an invoice it deleted is unknown to /pay (404); other accounts keep their data",
+    "POST /sandbox/v1/reset answers 204: the account's requests, events and request journal are gone, its clock is back to real time, its endpoints stay ({\"scope\": \"all\"} removes them); an invoice it deleted is unknown to /pay (404); other accounts keep their data",
     'CONTRACT: "POST /sandbox/v1/reset: deletes the account\'s payment requests, events, … and sets its clock back to real time; webhook endpoints, rules and faults stay. {"scope": "all"} removes those too → 204"; "an unknown invoice to /pay, 404"',
     (context) =>
       withScratchAccount(context, 'custodial', async (account) => {
@@ -160,6 +160,12 @@ export const accountsChecks: Check[] = [
 
         const reset = await context.client.post(`${CONTROL}/reset`, { key });
         assert(reset.status === 204, `POST ${CONTROL}/reset: expected 204, got ${reset.status} ${describeSafely(reset, account)}`);
+        // The request journal goes too (the account's creates were in it), where the target keeps one:
+        // read before any other v1 call of the check, which would be its first entry.
+        const journal = await context.client.get(`${CONTROL}/requests?limit=1000`, { key });
+        if (journal.status === 200 && isObject(journal.body) && Array.isArray(journal.body.data)) {
+          assert(journal.body.data.length === 0, `GET ${CONTROL}/requests after the reset: expected an empty request journal, got ${journal.body.data.length} entries`);
+        }
         const gone = await Promise.all(
           [paid, pending].flatMap((request) => [requestPath(request.id), requestPath(request.id, true)]).map(async (path) => ({ path, answer: await context.client.get(path, { key }) })),
         );
