@@ -183,7 +183,8 @@ export async function startProxy(upstreamUrl: string, fault: Fault): Promise<Run
 
     const originalBody = parsed.ok ? JSON.stringify(parsed.value) : undefined;
     const endpoints = fault.delivery !== undefined && /^\/sandbox\/v1\/webhook-endpoints(\/|\?|$)/.test(path);
-    if (endpoints && req.method === 'POST' && typeof req.body?.url === 'string') req.body.url = `${selfUrl}${RELAY_PATH}${encodeURIComponent(req.body.url)}`;
+    // Only what the upstream would deliver to: another scheme goes on as it is, to be refused there.
+    if (endpoints && req.method === 'POST' && typeof req.body?.url === 'string' && /^https?:\/\//i.test(req.body.url)) req.body.url = `${selfUrl}${RELAY_PATH}${encodeURIComponent(req.body.url)}`;
     let res: ProxyResponse | void = await fault.request?.(req, ctx);
     if (!res) {
       const changedBody = req.body !== undefined && JSON.stringify(req.body) !== originalBody;
