@@ -314,11 +314,12 @@ export const createChecks: Check[] = [
     level: 'MUST',
     profile: 'core',
     async run(context) {
-      // Three created at the same moment, besides the two shared ones: ids drawn from a clock collide here.
-      const burst = [1, 2, 3].map((n) => createPaymentRequest(context, { amount: 1000 + n, description: `lnpr conformance uniqueness ${n}` }));
-      // And the same body twice, one after the other: each create makes a new request (no replay of the first).
+      // The same body twice, one after the other: each create makes a new request (no replay of the first).
+      // Sent before the burst, so a failure here leaves no create of this check unawaited.
       const sameBody = { amount: 1000, description: 'lnpr conformance: the same body twice' };
       const twice = [await createPaymentRequest(context, sameBody), await createPaymentRequest(context, sameBody)];
+      // Three created at the same moment, besides the two shared ones: ids drawn from a clock collide here.
+      const burst = [1, 2, 3].map((n) => createPaymentRequest(context, { amount: 1000 + n, description: `lnpr conformance uniqueness ${n}` }));
       const all = [...(await Promise.all([sharedPaymentRequest(context), sharedSecondRequest(context), ...burst])), ...twice];
       const repeated = (field: string, normalize: (value: unknown) => unknown = (value) => value) => {
         const seen = all.map((body) => normalize(body[field]));
