@@ -76,7 +76,8 @@ describe.skipIf(!available.ok)('examples/shared-sandbox: nginx in front of three
     }
     if (runDir) {
       // Whatever start.sh left (it should leave nothing running): the database goes too.
-      if (process.env.KEEP_RUN_DIR) spawnSync("cp", ["-r", runDir, process.env.KEEP_RUN_DIR]);
+      // KEEP_RUN_DIR=<dir>: a copy of the run's logs (the replicas', nginx's, PostgreSQL's) for a failure to be read later.
+      if (process.env.KEEP_RUN_DIR) spawnSync('cp', ['-r', runDir, process.env.KEEP_RUN_DIR]);
       spawnSync(join(EXAMPLE, 'pg.sh'), ['destroy', runDir]);
       rmSync(runDir, { recursive: true, force: true });
     }
