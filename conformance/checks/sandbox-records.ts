@@ -26,7 +26,7 @@ async function listUntil(context: CheckContext, place: Place, path: string, done
   for (;;) {
     const list = listAnswer(await context.client.get(path, place.call), `GET ${path}`);
     if (done(list) || Date.now() > deadline) return list;
-    await sleep(100);
+    await sleep(25);
   }
 }
 
@@ -178,7 +178,7 @@ async function holdWebhookDelivery(context: CheckContext, place: Place): Promise
     const [filteredPath, everyPath] = [new URL(receiver.url).pathname, new URL(everyUrl).pathname];
     const deadline = Date.now() + DELIVERED_WITHIN_MS;
     const arrived = () => deliveriesOf(completedEvent, filteredPath).length > 0 && deliveriesOf(completedEvent, everyPath).length > 0 && deliveriesOf(createdEvent, everyPath).length > 0;
-    while (!arrived() && Date.now() < deadline) await sleep(50);
+    while (!arrived() && Date.now() < deadline) await sleep(20);
     const delivery = deliveriesOf(completedEvent, filteredPath)[0];
     assert(delivery !== undefined, `an endpoint registered for payment_request.completed: expected the completion of ${request.id} (${completedEvent.id}) delivered within ${DELIVERED_WITHIN_MS / 1000} s, got nothing (${receiver.received().length} other deliveries)`);
     assert(deliveriesOf(createdEvent, filteredPath).length === 0, `an endpoint registered for payment_request.completed only: the payment_request.created event of ${request.id} was delivered to it too`);
