@@ -11,7 +11,7 @@ import type { ApiAnswer } from '../client.js';
 import { Webhook } from 'standardwebhooks';
 import { CONTROL, transitionPath } from './control-support.js';
 import { isAbsent, inOwnPlace, isTimestamp, listAnswer, objectAnswer, safeBody, surfaceCheck, type Place } from './surface-support.js';
-import { assert, COLLECTION, createPaymentRequest, deepEqual, isObject, show, sleep, validBody } from './support.js';
+import { assert, COLLECTION, createPaymentRequest, fieldsProblem, isObject, show, sleep, validBody } from './support.js';
 import { startReceiver, type ReceivedDelivery, type WebhookReceiver } from './webhook-receiver.js';
 
 /** A URL that refuses every connection (the discard port of loopback): each attempt fails at once. */
@@ -133,7 +133,7 @@ const TIMESTAMP_TOLERANCE_S = 300;
  * reads what arrives: one POST of the completion event (never of the create), `content-type:
  * application/json`, `webhook-id` the event's id, `webhook-timestamp` real Unix seconds, and a
  * `webhook-signature` that the `standardwebhooks` library verifies with the endpoint's secret;
- * the body the event as the events list shows it (whose data sandbox.events-list holds to GET).
+ * the body the event (its id and type) with a whole payment request, completed, as its data.
  */
 async function holdWebhookDelivery(context: CheckContext, place: Place): Promise<void> {
   if (!onLoopback(context.client.baseUrl)) throw new CheckSkipped(`the check's receiver listens on 127.0.0.1, which a target at ${new URL(context.client.baseUrl).host} cannot reach`);
@@ -198,7 +198,14 @@ async function holdWebhookDelivery(context: CheckContext, place: Place): Promise
     } catch (error) {
       problems.push(`webhook-signature: the standardwebhooks library does not verify it with the endpoint's secret (${(error as Error).message})`);
     }
-    if (!deepEqual(bodyOf(delivery), completedEvent)) problems.push(`the body: expected the event as GET ${CONTROL}/events lists it (id, type, timestamp, data)`);
+    // The body: the event (its id and type), its data a whole payment request, completed. Not compared
+    // value for value with the events list: what data holds is sandbox.events-list's business, and a
+    // proxied variant may rewrite the list but not the deliveries, which bypass the proxy.
+    const body = bodyOf(delivery);
+    if (body?.id !== completedEvent.id || body?.type !== 'payment_request.completed') problems.push(`the body: expected {"id": ${show(completedEvent.id)}, "type": "payment_request.completed", …}, got id ${show(body?.id)}, type ${show(body?.type)}`);
+    const data = isObject(body?.data) ? body.data : undefined;
+    const dataProblem = data === undefined ? 'expected the payment request object' : data.status !== 'completed' ? `status: expected "completed", got ${show(data.status)}` : fieldsProblem(data);
+    if (dataProblem !== undefined) problems.push(`the body's data: ${dataProblem}`);
     assert(problems.length === 0, `the delivery of payment_request.completed of ${request.id}: ${problems.join('; ')}`);
   } finally {
     for (const id of [endpoint, everyEndpoint]) if (id !== undefined) await context.client.request('DELETE', `${endpoints}/${encodeURIComponent(id)}`, place.call);
@@ -313,7 +320,7 @@ export const sandboxRecordChecks = [
   surfaceCheck(
     'sandbox.webhook-delivery',
     ['contract.webhooks.emit', 'contract.webhooks.standard-signed', 'contract.webhooks.headers', 'contract.webhooks.events-filter'],
-    "A completion is delivered to an endpoint registered for completions only (and nothing else of the request): POST, application/json, webhook-id the event's id, webhook-timestamp real Unix seconds, a webhook-signature the standardwebhooks library verifies; the body the event as the events list shows it (a receiver on 127.0.0.1: targets on this machine)",
+    "A completion is delivered to an endpoint registered for completions only (and nothing else of the request): POST, application/json, webhook-id the event's id, webhook-timestamp real Unix seconds, a webhook-signature the standardwebhooks library verifies; the body the event with a whole payment request, completed, as data (a receiver on 127.0.0.1: targets on this machine)",
     'CONTRACT: Webhooks',
     'CONTRACT: "The sandbox emits an event on every change of a payment request and delivers it to the account\'s webhook endpoints, signed per the Standard Webhooks specification, so any Standard Webhooks library verifies it"; "events filters by type"; "Each attempt: POST, content-type: application/json, webhook-id (the event id …), webhook-timestamp (real Unix seconds), webhook-signature"',
     (context) => inOwnPlace(context, (place) => holdWebhookDelivery(context, place)),
