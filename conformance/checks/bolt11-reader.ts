@@ -41,7 +41,7 @@ export interface DecodedInvoice {
 }
 
 /** The network of an invoice's human-readable prefix, or undefined for an unknown currency. */
-function networkOf(invoice: string): string | undefined {
+export function networkOf(invoice: string): string | undefined {
   const lower = invoice.toLowerCase();
   if (!lower.startsWith('ln')) return undefined;
   for (const [currency, network] of NETWORKS) {

@@ -6,20 +6,21 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
 import bolt11 from 'bolt11';
+import { networkOf } from './bolt11-reader.js';
 
-/** The network objects the bolt11 package encodes with, by the currency after `ln`. */
+/** The network objects the bolt11 package encodes with, by the network's name. */
 const NETWORKS: Record<string, { bech32: string; pubKeyHash: number; scriptHash: number; validWitnessVersions: number[] }> = {
-  bcrt: { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, validWitnessVersions: [0, 1] },
-  bc: { bech32: 'bc', pubKeyHash: 0x00, scriptHash: 0x05, validWitnessVersions: [0, 1] },
-  tbs: { bech32: 'tbs', pubKeyHash: 0x6f, scriptHash: 0xc4, validWitnessVersions: [0, 1] },
-  tb: { bech32: 'tb', pubKeyHash: 0x6f, scriptHash: 0xc4, validWitnessVersions: [0, 1] },
+  regtest: { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, validWitnessVersions: [0, 1] },
+  mainnet: { bech32: 'bc', pubKeyHash: 0x00, scriptHash: 0x05, validWitnessVersions: [0, 1] },
+  signet: { bech32: 'tbs', pubKeyHash: 0x6f, scriptHash: 0xc4, validWitnessVersions: [0, 1] },
+  testnet: { bech32: 'tb', pubKeyHash: 0x6f, scriptHash: 0xc4, validWitnessVersions: [0, 1] },
 };
 
-/** A signed invoice like `issued` (its network; `sats` as the amount) that nobody issued. */
+/** A signed invoice like `issued` (its network, regtest if it has none this knows; `sats` as the amount) that nobody issued. */
 export function strangerInvoiceLike(issued: string, sats: number): string {
-  const currency = ['bcrt', 'tbs', 'bc', 'tb'].find((name) => issued.toLowerCase().startsWith(`ln${name}`) && /^[0-9]/.test(issued.slice(2 + name.length))) ?? 'bcrt';
+  const network = NETWORKS[networkOf(issued) ?? 'regtest'] ?? NETWORKS.regtest;
   const encoded = bolt11.encode({
-    network: NETWORKS[currency] as never,
+    network: network as never,
     satoshis: sats,
     timestamp: Math.floor(Date.now() / 1000),
     tags: [

@@ -12,8 +12,8 @@ import { gzipSync } from 'node:zlib';
 import type { NodeSandboxOptions } from '../../src/sandbox.node.js';
 import { OPEN_POINTS, STATEMENTS, type Statement } from '../statements.js';
 import { OPERATOR_NAMES, OPERATORS, type Mutant, type OperatorName } from './mutation-operators.js';
-import { onObjectsAndEvents, onRequest, onResponse, type Hooks } from './proxy-hooks.js';
-import { idRemap, seededRandom, shuffleKeys } from './rewrites.js';
+import { onRequest, onResponse, type Hooks } from './proxy-hooks.js';
+import { everywhere, idRemap, seededRandom, shuffleKeys } from './rewrites.js';
 import { resignInvoice } from './invoice-forgery.js';
 import { TARGETS } from './statement-targets.js';
 
@@ -93,13 +93,13 @@ const READINGS: Record<string, Array<Builder | Builder[]>> = {
     [
       { describe: 'fees rounded down from 1,000 sats', sandbox: { settings: { feeRounding: 'floor' } } },
       { describe: 'fees rounded up from 1,000 sats', sandbox: { settings: { feeRounding: 'ceil' } } },
-      { describe: 'fees rounded half to even from 1,000 sats', proxy: () => onObjectsAndEvents((pr) => void (typeof pr.amount === 'number' && pr.amount >= 1000 && (pr.feeAmount = halfToEven(pr.amount / 200)))) },
+      { describe: 'fees rounded half to even from 1,000 sats', proxy: () => everywhere((pr) => void (typeof pr.amount === 'number' && pr.amount >= 1000 && (pr.feeAmount = halfToEven(pr.amount / 200)))) },
     ],
   ],
   'open.fee-percentage-below-threshold': [
     { describe: 'feePercentage 0.5 below 1,000 sats', notGenerated: OURS },
     { describe: 'effective feePercentage below 1,000 sats', sandbox: { settings: { feePercentageBelowThreshold: 'effective' } } },
-    { describe: 'feePercentage below 1,000 sats the effective one rounded to 2 places', proxy: () => onObjectsAndEvents((pr) => void (pr.amount < 1000 && typeof pr.feeAmount === 'number' && (pr.feePercentage = Math.round((pr.feeAmount / pr.amount) * 10000) / 100))) },
+    { describe: 'feePercentage below 1,000 sats the effective one rounded to 2 places', proxy: () => everywhere((pr) => void (pr.amount < 1000 && typeof pr.feeAmount === 'number' && (pr.feePercentage = Math.round((pr.feeAmount / pr.amount) * 10000) / 100))) },
   ],
   'open.transitions': [{ describe: 'pending → completed, expired, failed; terminal states refuse', notGenerated: OURS }],
   'open.events': [
@@ -123,7 +123,7 @@ const READINGS: Record<string, Array<Builder | Builder[]>> = {
     { describe: 'amounts up to 100,000,000 sats, expiresIn 60..604,800, metadata up to 4 KiB', sandbox: { settings: { maxAmount: 100_000_000, minExpiresIn: 60, maxExpiresIn: 604_800, maxMetadataBytes: 4096 } } },
   ],
   'open.id-shape': [{ describe: 'ids pr_ + 32 base32 characters', proxy: () => idRemap((id) => `pr_${createHash('sha256').update(id).digest('hex').slice(0, 32).toUpperCase().replace(/[018]/g, 'Z')}`) }],
-  'open.extra-fields': [{ describe: 'every payment request carries object and links', proxy: () => onObjectsAndEvents((pr) => void Object.assign(pr, { object: 'payment_request', links: { self: `/api/v1/payment-requests/${pr.id}` } })) }],
+  'open.extra-fields': [{ describe: 'every payment request carries object and links', proxy: () => everywhere((pr) => void Object.assign(pr, { object: 'payment_request', links: { self: `/api/v1/payment-requests/${pr.id}` } })) }],
   'open.unknown-body-fields': [
     { describe: 'unknown body fields ignored', notGenerated: OURS },
     {
@@ -175,8 +175,8 @@ const READINGS: Record<string, Array<Builder | Builder[]>> = {
   ],
   'open.metadata-when-absent': [
     { describe: 'absent', notGenerated: OURS },
-    { describe: 'metadata null when none was given', proxy: () => onObjectsAndEvents((pr) => void (pr.metadata === undefined && (pr.metadata = null))) },
-    { describe: 'metadata {} when none was given', proxy: () => onObjectsAndEvents((pr) => void (pr.metadata === undefined && (pr.metadata = {}))) },
+    { describe: 'metadata null when none was given', proxy: () => everywhere((pr) => void (pr.metadata === undefined && (pr.metadata = null))) },
+    { describe: 'metadata {} when none was given', proxy: () => everywhere((pr) => void (pr.metadata === undefined && (pr.metadata = {}))) },
   ],
   'open.unusual-values': [
     { describe: 'accepted and echoed exactly', notGenerated: OURS },
@@ -194,7 +194,7 @@ const READINGS: Record<string, Array<Builder | Builder[]>> = {
 
 function invoiceEdit(reorder: (fields: any[]) => any[]): Hooks {
   const cache = new Map<string, string>();
-  return onObjectsAndEvents((pr) => {
+  return everywhere((pr) => {
     if (typeof pr.invoice !== 'string') return;
     if (!cache.has(pr.invoice)) cache.set(pr.invoice, resignInvoice(pr.invoice, (d) => ({ fields: reorder(d.fields) })));
     pr.invoice = cache.get(pr.invoice);

@@ -5,7 +5,6 @@
  * state a hook keeps lives in its closure, so every built fault starts fresh.
  */
 import { isPaymentRequest, jsonResponse, type Fault, type ProxyContext, type ProxyRequest, type ProxyResponse } from './faulty-proxy.js';
-import { everywhere } from './rewrites.js';
 import type { Where } from './statement-targets.js';
 
 export type Hooks = Pick<Fault, 'request' | 'response' | 'delivery'>;
@@ -27,16 +26,6 @@ export function onObjects(edit: (pr: Record<string, any>, req: ProxyRequest, res
       if (isPaymentRequest(res.body) && matches(res.body, req, where, only)) await edit(res.body, req, res, ctx);
     },
   };
-}
-
-/**
- * Edits each payment request object answered (v1 and control), the `data` of each event the
- * events list shows (the request as GET answered it then) and of each webhook delivery, for
- * conforming variants: what they change in their payment requests shows in their events and
- * deliveries as well.
- */
-export function onObjectsAndEvents(edit: (pr: Record<string, any>) => void): Hooks {
-  return everywhere(edit);
 }
 
 /** Replaces a payment request answer by raw JSON text (for what JSON.stringify cannot say: a key twice, a number's spelling). */
